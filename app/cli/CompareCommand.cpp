@@ -1,0 +1,98 @@
+#include "Commands.h"
+#include "ComparisonTable.h"
+#include "ExitCodes.h"
+#include "ProgressPrinter.h"
+
+#include "Registry.h"
+#include "analysis/Summary.h"
+#include "capture/CompareSession.h"
+#include "report/ReportFile.h"
+
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+namespace fusescope::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void onSignal(int) { g_interrupted = true; }
+
+void saveReport(const Report& report, const std::string& path, bool quiet)
+{
+    if (path.empty())
+        return;
+    if (auto err = writeReport(report, path)) {
+        std::fprintf(stderr, "error: %s\n", err->message.c_str());
+        return;
+    }
+    if (!quiet)
+        std::fprintf(stderr, "report saved to %s\n", path.c_str());
+}
+
+} // namespace
+
+int runCompare(const CompareOptions& options)
+{
+    auto families = createBackendFamilies();
+    CompareSession session(familyPointers(families));
+    ProgressPrinter progress(static_cast<int>(options.backends.size()), !options.quiet);
+
+    QObject::connect(&session, &CompareSession::backendStarted, [&](int index) {
+        progress.started(index, options.backends[index]);
+    });
+    QObject::connect(&session, &CompareSession::backendEvent,
+                     [&](int, const StreamEvent& ev) { progress.event(ev); });
+    QObject::connect(&session, &CompareSession::backendFinished, [&](int index) {
+        const auto& run = session.report().backends[index];
+        progress.finished(index, run.name, toString(run.status), run.error ? run.error->message : std::string());
+        // Saved after every backend: an interrupted or crashed session keeps what finished.
+        if (!session.running() || index + 1 < static_cast<int>(options.backends.size()))
+            saveReport(session.report(), options.out, true);
+    });
+    QObject::connect(&session, &CompareSession::finished, qApp, &QCoreApplication::quit);
+
+    // Ctrl+C cancels the run in progress, then the report of what finished is written.
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    QTimer interruptPoll;
+    QObject::connect(&interruptPoll, &QTimer::timeout, [&] {
+        if (g_interrupted.exchange(false)) {
+            std::fprintf(stderr, "\ninterrupted: stopping the current backend...\n");
+            session.cancel();
+        }
+    });
+    interruptPoll.start(100);
+
+    session.start(options.backends, options.base);
+    QCoreApplication::exec();
+
+    const Report& report = session.report();
+    saveReport(report, options.out, options.quiet);
+    if (options.json)
+        std::cout << summaryJson(report).dump(2) << std::endl;
+    else
+        std::cout << comparisonTable(report);
+
+    const bool cancelled = std::any_of(report.backends.begin(), report.backends.end(),
+                                       [](const BackendRun& r) { return r.status == RunStatus::Cancelled; });
+    if (cancelled)
+        return kExitCancelled;
+    switch (completionOf(report)) {
+    case Completion::Complete:
+        return kExitOk;
+    case Completion::Partial:
+        return kExitPartial;
+    case Completion::Failed:
+        return kExitAllFailed;
+    }
+    return kExitAllFailed;
+}
+
+} // namespace fusescope::cli

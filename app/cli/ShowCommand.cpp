@@ -1,0 +1,27 @@
+#include "Commands.h"
+#include "ComparisonTable.h"
+#include "ExitCodes.h"
+
+#include "analysis/Summary.h"
+#include "report/ReportFile.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace fusescope::cli {
+
+int runShow(const std::string& path, bool json)
+{
+    auto report = readReport(path);
+    if (!report) {
+        std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
+        return kExitError;
+    }
+    if (json)
+        std::cout << summaryJson(report.value()).dump(2) << std::endl;
+    else
+        std::cout << comparisonTable(report.value());
+    return kExitOk;
+}
+
+} // namespace fusescope::cli

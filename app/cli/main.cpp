@@ -1,0 +1,122 @@
+// fusescope-cli: everything the GUI does, headless (docs/cli.md).
+#include "Commands.h"
+#include "ExitCodes.h"
+
+#include <CLI/CLI.hpp>
+#include <QCoreApplication>
+
+#include <sstream>
+
+using namespace fusescope;
+using namespace fusescope::cli;
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("fusescope-cli");
+    QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
+
+    CLI::App cli{"FuseScope: compare torch.compile backends on a model, headless."};
+    cli.set_version_flag("--version", FUSESCOPE_VERSION);
+    cli.require_subcommand(1);
+
+    CompareOptions compare;
+    std::string backendList = "eager,aot_eager,inductor";
+    std::string mode;
+    auto* cmp = cli.add_subcommand("compare", "Compile and measure MODEL with each backend");
+    cmp->add_option("model", compare.model,
+                    "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:resnet | hf:vit | FILE.py | FILE.pt")
+        ->required();
+    cmp->add_option("-b,--backends", backendList, "Comma-separated backends, in run order")->capture_default_str();
+    cmp->add_option("-d,--device", compare.base.device, "cpu or cuda")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    cmp->add_option("-t,--timeout", compare.base.timeoutSeconds, "Seconds one backend may take before it is stopped")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmp->add_option("-o,--out", compare.out, "Write the report (.fscope) here, atomically");
+    cmp->add_flag("--json", compare.json, "Print the machine-readable summary instead of the table");
+    cmp->add_flag("-q,--quiet", compare.quiet, "No progress on stderr");
+    cmp->add_option("--mode", mode, "torch.compile mode (default, reduce-overhead, max-autotune)");
+    cmp->add_option("--warmup", compare.base.measure.warmup, "Warm-up iterations per side")->capture_default_str();
+    cmp->add_option("--min-runs", compare.base.measure.minRuns, "Timed iterations at least")->capture_default_str();
+    cmp->add_option("--min-time", compare.base.measure.minTimeSeconds, "Seconds of timed iterations at least")
+        ->capture_default_str();
+    cmp->add_option("--max-runs", compare.base.measure.maxRuns, "Timed iterations at most")->capture_default_str();
+    cmp->add_option("--max-time", compare.base.measure.maxTimeSeconds, "Seconds of timed iterations at most")
+        ->capture_default_str();
+    cmp->add_flag("--warm-cache", compare.base.warmCache,
+                  "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
+    cmp->add_flag("--no-stages{false}", compare.base.captureStages, "Skip IR stage capture");
+    std::string inputs;
+    cmp->add_option("--inputs", inputs, "Input spec for TorchScript files, e.g. 4x16:float32,4:int64");
+
+    std::string showPath;
+    bool showJson = false;
+    auto* show = cli.add_subcommand("show", "Print a saved report");
+    show->add_option("file", showPath, "A .fscope report")->required();
+    show->add_flag("--json", showJson, "Print the machine-readable summary");
+
+    bool backendsJson = false;
+    auto* backends = cli.add_subcommand("backends", "List every backend known, available or not, and why not");
+    backends->add_flag("--json", backendsJson, "Print JSON");
+
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = cli.exit(e);
+        return code == 0 ? kExitOk : kExitUsage;
+    }
+
+    if (*cmp) {
+        compare.backends = splitList(backendList);
+        if (compare.backends.empty()) {
+            std::fprintf(stderr, "error: --backends names no backend\n");
+            return kExitUsage;
+        }
+        compare.base.model = compare.model;
+        if (!mode.empty())
+            compare.base.options["mode"] = mode;
+        if (!inputs.empty()) {
+            nlohmann::json spec = nlohmann::json::array();
+            for (const auto& item : splitList(inputs)) {
+                const auto colon = item.find(':');
+                const std::string dims = item.substr(0, colon);
+                const std::string dtype = colon == std::string::npos ? "float32" : item.substr(colon + 1);
+                nlohmann::json shape = nlohmann::json::array();
+                std::stringstream ds(dims);
+                std::string d;
+                try {
+                    while (std::getline(ds, d, 'x'))
+                        shape.push_back(std::stoll(d));
+                } catch (const std::exception&) {
+                    std::fprintf(stderr, "error: --inputs: '%s' is not a shape like 4x16:float32\n", item.c_str());
+                    return kExitUsage;
+                }
+                spec.push_back({{"shape", shape}, {"dtype", dtype}});
+            }
+            compare.base.inputs = spec;
+        }
+        return runCompare(compare);
+    }
+    if (*show)
+        return runShow(showPath, showJson);
+    if (*backends)
+        return runBackends(backendsJson);
+    return kExitUsage;
+}

@@ -1,0 +1,54 @@
+#include "Format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace fusescope::format {
+
+namespace {
+
+template <typename... Args>
+std::string printf(const char* fmt, Args... args)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    return buf;
+}
+
+} // namespace
+
+std::string bytes(std::optional<int64_t> value)
+{
+    if (!value)
+        return "-";
+    const double v = static_cast<double>(*value);
+    const double a = std::fabs(v);
+    if (a < 1024)
+        return printf("%lld B", static_cast<long long>(*value));
+    if (a < 1024.0 * 1024)
+        return printf("%.1f KiB", v / 1024);
+    if (a < 1024.0 * 1024 * 1024)
+        return printf("%.1f MiB", v / (1024.0 * 1024));
+    return printf("%.2f GiB", v / (1024.0 * 1024 * 1024));
+}
+
+std::string milliseconds(std::optional<double> value)
+{
+    if (!value)
+        return "-";
+    if (*value >= 100)
+        return printf("%.1f", *value);
+    if (*value >= 1)
+        return printf("%.3f", *value);
+    return printf("%.4f", *value);
+}
+
+std::string seconds(std::optional<double> value) { return value ? printf("%.2f", *value) : "-"; }
+
+std::string ratio(std::optional<double> value) { return value ? printf("%.2fx", *value) : "-"; }
+
+std::string scientific(std::optional<double> value) { return value ? printf("%.1e", *value) : "-"; }
+
+std::string count(std::optional<int> value) { return value ? std::to_string(*value) : "-"; }
+
+} // namespace fusescope::format

@@ -1,0 +1,156 @@
+#include "Summary.h"
+
+#include "LatencyStats.h"
+
+#include <algorithm>
+
+namespace fusescope {
+
+using nlohmann::json;
+
+std::optional<double> speedupOverEager(const BackendRun& run)
+{
+    if (run.status != RunStatus::Ok || run.eagerSamplesMs.empty() || run.compiledSamplesMs.empty())
+        return std::nullopt;
+    const double compiled = computeLatencyStats(run.compiledSamplesMs).median;
+    if (compiled <= 0)
+        return std::nullopt;
+    return computeLatencyStats(run.eagerSamplesMs).median / compiled;
+}
+
+StageCounts stageCounts(const StageGraph& stage)
+{
+    StageCounts c;
+    c.nodes = stage.computeNodeCount();
+    if (stage.fusion == "after")
+        c.kernels = stage.kernelCount();
+    return c;
+}
+
+namespace {
+
+const StageGraph* firstOkStage(const BackendRun& run, const std::string& fusion)
+{
+    for (const auto& s : run.stages)
+        if (s.status == StageStatus::Ok && s.fusion == fusion)
+            return &s;
+    return nullptr;
+}
+
+json latencyJson(const std::vector<double>& samples)
+{
+    if (samples.empty())
+        return nullptr;
+    const auto s = computeLatencyStats(samples);
+    return {{"median", s.median}, {"iqr", s.iqr()}, {"q1", s.q1}, {"q3", s.q3},
+            {"min", s.min},       {"max", s.max},   {"mean", s.mean}, {"n", s.n}};
+}
+
+template <typename T>
+json orNull(const std::optional<T>& v)
+{
+    return v ? json(*v) : json(nullptr);
+}
+
+} // namespace
+
+std::optional<int> nodesBeforeFusion(const BackendRun& run)
+{
+    if (const auto* s = firstOkStage(run, "before"))
+        return s->computeNodeCount();
+    // Backends without a fusion pass: the graph they run is the Dynamo graph(s).
+    int total = 0;
+    bool any = false;
+    for (const auto& s : run.stages)
+        if (s.status == StageStatus::Ok && s.name == "dynamo_fx") {
+            total += s.computeNodeCount();
+            any = true;
+        }
+    return any ? std::optional<int>(total) : std::nullopt;
+}
+
+std::optional<int> kernelsAfterFusion(const BackendRun& run)
+{
+    int total = 0;
+    bool any = false;
+    for (const auto& s : run.stages)
+        if (s.status == StageStatus::Ok && s.fusion == "after") {
+            total += s.kernelCount();
+            any = true;
+        }
+    return any ? std::optional<int>(total) : std::nullopt;
+}
+
+json summaryJson(const Report& report)
+{
+    json backends = json::array();
+    for (const auto& run : report.backends) {
+        json b = {{"name", run.name}, {"family", run.family}};
+        // `pending`/`running` never reach a summary of a finished run; a run cut short is failed.
+        std::string status = toString(run.status);
+        if (run.status == RunStatus::Pending || run.status == RunStatus::Running || run.status == RunStatus::Cancelled)
+            status = "failed";
+        b["status"] = status;
+        b["error"] = run.error ? json(run.error->code + ": " + run.error->message) : json(nullptr);
+        b["error_code"] = run.error ? json(run.error->code) : json(nullptr);
+        b["compile_s"] = orNull(run.compileSeconds);
+        b["latency_ms"] = latencyJson(run.compiledSamplesMs);
+        b["eager_latency_ms"] = latencyJson(run.eagerSamplesMs);
+        b["speedup_vs_eager"] = orNull(speedupOverEager(run));
+        b["peak_memory_bytes"] = orNull(run.peakMemoryBytes);
+        b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
+        b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
+        if (run.accuracy)
+            b["accuracy"] = {{"max_abs", run.accuracy->maxAbs}, {"max_rel", run.accuracy->maxRel},
+                             {"cosine", run.accuracy->cosine},  {"rmse", run.accuracy->rmse},
+                             {"pass", run.accuracy->pass},      {"rule", run.accuracy->rule},
+                             {"tolerance", run.accuracy->tolerance}};
+        else
+            b["accuracy"] = nullptr;
+        b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);
+        b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);
+        b["nodes_before_fusion"] = orNull(nodesBeforeFusion(run));
+        b["kernels_after_fusion"] = orNull(kernelsAfterFusion(run));
+        json stages = json::array();
+        for (const auto& s : run.stages) {
+            const auto c = stageCounts(s);
+            json st = {{"name", s.name}, {"graph", s.graph}, {"status", toString(s.status)}, {"nodes", c.nodes}};
+            st["kernels"] = orNull(c.kernels);
+            if (s.status != StageStatus::Ok)
+                st["reason"] = s.reason;
+            stages.push_back(std::move(st));
+        }
+        b["stages"] = std::move(stages);
+        backends.push_back(std::move(b));
+    }
+    return {{"schema", report.schema},
+            {"model", report.modelSpec.empty() ? report.model.name : report.modelSpec},
+            {"model_info", report.model},
+            {"device", report.device},
+            {"torch", report.environment.torch},
+            {"python", report.environment.python},
+            {"created", report.created},
+            {"completion", [&] {
+                 switch (completionOf(report)) {
+                 case Completion::Complete:
+                     return "complete";
+                 case Completion::Partial:
+                     return "partial";
+                 case Completion::Failed:
+                     return "failed";
+                 }
+                 return "failed";
+             }()},
+            {"backends", std::move(backends)}};
+}
+
+Completion completionOf(const Report& report)
+{
+    const auto ok = std::count_if(report.backends.begin(), report.backends.end(),
+                                  [](const BackendRun& r) { return r.status == RunStatus::Ok; });
+    if (!report.backends.empty() && ok == static_cast<long>(report.backends.size()))
+        return Completion::Complete;
+    return ok > 0 ? Completion::Partial : Completion::Failed;
+}
+
+} // namespace fusescope

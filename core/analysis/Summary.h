@@ -1,0 +1,35 @@
+#pragma once
+
+#include "model/Report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace fusescope {
+
+// Speedup of a run's compiled samples over the eager samples interleaved with them in the same
+// worker process (docs/measurement.md): median(eager) / median(compiled).
+std::optional<double> speedupOverEager(const BackendRun& run);
+
+// Numbers for one stage row of the summary: compute nodes, and kernels on post-fusion stages.
+struct StageCounts {
+    int nodes = 0;
+    std::optional<int> kernels;
+};
+StageCounts stageCounts(const StageGraph& stage);
+
+// "Nodes before fusion" and "kernels after fusion" as the comparison table shows them:
+// the pre-fusion stage when the backend has one, else its last graph stage.
+std::optional<int> nodesBeforeFusion(const BackendRun& run);
+std::optional<int> kernelsAfterFusion(const BackendRun& run);
+
+// The machine-readable summary printed by `compare --json` and `show --json`. Field names are a
+// public contract (docs/report-format.md#summary): add, never rename.
+nlohmann::json summaryJson(const Report& report);
+
+// Exit status of a comparison: every backend ok, some ok, none ok.
+enum class Completion { Complete, Partial, Failed };
+Completion completionOf(const Report& report);
+
+} // namespace fusescope

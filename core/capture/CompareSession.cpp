@@ -1,0 +1,154 @@
+#include "CompareSession.h"
+
+#include <QDateTime>
+#include <QTimer>
+
+namespace fusescope {
+
+std::string utcTimestamp()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+}
+
+CompareSession::CompareSession(std::vector<BackendFamily*> families, QObject* parent)
+    : QObject(parent)
+    , m_families(std::move(families))
+{
+    qRegisterMetaType<fusescope::StreamEvent>();
+}
+
+CompareSession::~CompareSession() = default;
+
+BackendFamily* CompareSession::familyFor(const std::string& backend) const
+{
+    for (auto* family : m_families)
+        if (family->handles(backend))
+            return family;
+    return nullptr;
+}
+
+void CompareSession::start(const std::vector<std::string>& backends, const RunRequest& base)
+{
+    m_backends = backends;
+    m_base = base;
+    m_cancelled = false;
+    m_report = Report{};
+    m_report.created = utcTimestamp();
+    m_report.generator = "FuseScope " FUSESCOPE_VERSION;
+    m_report.modelSpec = base.model;
+    m_report.device = base.device;
+    m_report.settings = {{"measure",
+                          {{"warmup", base.measure.warmup},
+                           {"min_runs", base.measure.minRuns},
+                           {"min_time_s", base.measure.minTimeSeconds},
+                           {"max_runs", base.measure.maxRuns},
+                           {"max_time_s", base.measure.maxTimeSeconds}}},
+                         {"timeout_s", base.timeoutSeconds},
+                         {"cache", base.warmCache ? "warm" : "cold"},
+                         {"options", base.options}};
+    for (const auto& name : backends) {
+        BackendRun run;
+        run.name = name;
+        m_report.backends.push_back(std::move(run));
+    }
+    m_running = true;
+    m_current = -1;
+    // Start from the event loop so callers can connect to signals first.
+    QTimer::singleShot(0, this, &CompareSession::startNext);
+}
+
+const BackendRun* CompareSession::liveRun() const
+{
+    return m_job ? &m_job->run() : nullptr;
+}
+
+void CompareSession::startNext()
+{
+    ++m_current;
+    if (m_current >= static_cast<int>(m_backends.size()) || m_cancelled) {
+        for (size_t i = std::max(m_current, 0); i < m_report.backends.size(); ++i) {
+            auto& run = m_report.backends[i];
+            if (!run.finished()) {
+                run.status = RunStatus::Cancelled;
+                run.error = RunError{"cancelled", "backend " + run.name + ": cancelled before it started", {}, {}};
+            }
+        }
+        m_current = -1;
+        m_running = false;
+        emit finished();
+        return;
+    }
+    const int index = m_current;
+    RunRequest request = m_base;
+    request.backend = m_backends[index];
+    auto* family = familyFor(request.backend);
+    emit backendStarted(index);
+    if (!family) {
+        auto& run = m_report.backends[index];
+        run.status = RunStatus::Unavailable;
+        run.error = RunError{"backend_unavailable", "backend " + request.backend + ": no backend family handles it",
+                             {}, {}};
+        emit backendFinished(index);
+        QTimer::singleShot(0, this, &CompareSession::startNext);
+        return;
+    }
+    m_job = family->createJob(request, nullptr);
+    connect(m_job.get(), &BackendJob::event, this,
+            [this, index](const StreamEvent& ev) { emit backendEvent(index, ev); });
+    connect(m_job.get(), &BackendJob::finished, this, &CompareSession::onJobFinished, Qt::QueuedConnection);
+    m_report.backends[index].status = RunStatus::Running;
+    m_job->start();
+}
+
+void CompareSession::onJobFinished()
+{
+    if (!m_job)
+        return;
+    const int index = m_current;
+    const auto env = m_job->environment();
+    if (env.protocolVersion > 0 && m_report.environment.protocolVersion == 0)
+        m_report.environment = env;
+    BackendRun run = m_job->takeRun();
+    m_job.reset();
+    if (run.model && m_report.model.name.empty())
+        m_report.model = *run.model;
+    const bool modelBroken = run.error && isModelError(run.error->code);
+    m_report.backends[index] = std::move(run);
+    emit backendFinished(index);
+    if (modelBroken)
+        skipRemainingAfterModelError(index);
+    startNext();
+}
+
+bool isModelError(const std::string& code)
+{
+    return code == "model_not_found" || code == "model_invalid" || code == "model_failed";
+}
+
+void CompareSession::skipRemainingAfterModelError(int failedIndex)
+{
+    // The model is loaded the same way for every backend: once it failed to load, every other
+    // backend would fail identically, each after a Python start-up. Record that instead.
+    const auto& cause = *m_report.backends[failedIndex].error;
+    for (size_t i = failedIndex + 1; i < m_report.backends.size(); ++i) {
+        auto& run = m_report.backends[i];
+        run.status = RunStatus::Failed;
+        run.error = RunError{cause.code,
+                             "backend " + run.name + ": not run, the model failed in backend " +
+                                 m_report.backends[failedIndex].name + "'s run: " + cause.message,
+                             cause.file, {}};
+        emit backendFinished(static_cast<int>(i));
+    }
+    m_current = static_cast<int>(m_report.backends.size()) - 1;
+}
+
+void CompareSession::cancel()
+{
+    if (!m_running)
+        return;
+    m_cancelled = true;
+    if (m_job)
+        m_job->cancel();
+}
+
+} // namespace fusescope

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "BackendFamily.h"
+#include "model/Report.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <memory>
+#include <vector>
+
+namespace fusescope {
+
+// Runs a comparison: one backend after another (never two at once, so they don't disturb each
+// other's timings), each in its own job. Results land in report() the moment a backend finishes;
+// a backend that fails, hangs or crashes is recorded and the next one starts.
+class CompareSession : public QObject {
+    Q_OBJECT
+public:
+    CompareSession(std::vector<BackendFamily*> families, QObject* parent = nullptr);
+    ~CompareSession() override;
+
+    // `backends` in the order to run; `base` carries model, device and settings for every run.
+    void start(const std::vector<std::string>& backends, const RunRequest& base);
+    void cancel();
+    bool running() const { return m_running; }
+
+    const Report& report() const { return m_report; }
+    Report& report() { return m_report; }
+    // Index of the backend now running, or -1.
+    int currentIndex() const { return m_current; }
+    // The run in progress, with its samples and stages so far (for live views), or null.
+    const BackendRun* liveRun() const;
+
+signals:
+    void backendStarted(int index);
+    void backendEvent(int index, const fusescope::StreamEvent& event);
+    void backendFinished(int index);
+    void finished();
+
+private:
+    void startNext();
+    void onJobFinished();
+    void skipRemainingAfterModelError(int failedIndex);
+    BackendFamily* familyFor(const std::string& backend) const;
+
+    std::vector<BackendFamily*> m_families;
+    std::vector<std::string> m_backends;
+    RunRequest m_base;
+    Report m_report;
+    std::unique_ptr<BackendJob> m_job;
+    int m_current = -1;
+    bool m_running = false;
+    bool m_cancelled = false;
+};
+
+// Errors of the model itself (not of a backend): docs/protocol.md's model_* codes.
+bool isModelError(const std::string& code);
+
+// ISO 8601 UTC "now", for report timestamps.
+std::string utcTimestamp();
+
+} // namespace fusescope

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace fusescope {
+
+// How long and how often to time (docs/measurement.md). Defaults suit a laptop CPU.
+struct MeasureSettings {
+    int warmup = 3;
+    int minRuns = 10;
+    double minTimeSeconds = 1.0;
+    int maxRuns = 1000;
+    double maxTimeSeconds = 30.0;
+};
+
+// One backend on one model: what the C++ side asks a backend family to do.
+struct RunRequest {
+    std::string model;   // demo:transformer, /path/model.py, /path/model.pt
+    std::string backend; // eager, aot_eager, inductor, ...
+    std::string device = "cpu";
+    nlohmann::json options = nlohmann::json::object(); // mode, fullgraph, dynamic, inductor{}
+    nlohmann::json inputs;                             // input spec for TorchScript files, or null
+    MeasureSettings measure;
+    bool captureStages = true;
+    bool captureCode = true;
+    bool warmCache = false;    // reuse compile caches: faster, but compile time is then not cold
+    double timeoutSeconds = 900; // the whole run, load to result
+
+    // The `run` request line of docs/protocol.md.
+    nlohmann::json toProtocol(const std::string& id) const;
+};
+
+} // namespace fusescope

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "BackendFamily.h"
+#include "WorkerConfig.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTimer>
+
+#include <memory>
+
+namespace fusescope {
+
+// Runs one request in a fresh Python capture worker process (docs/protocol.md) and turns whatever
+// happens to it (a result, an error line, a crash, a hang past the timeout, a cancel) into a
+// finished BackendRun with a named error. One process per backend run: a backend that crashes or
+// leaks never reaches the next one.
+class WorkerJob : public BackendJob {
+    Q_OBJECT
+public:
+    WorkerJob(WorkerConfig config, RunRequest request, std::string family, QObject* parent = nullptr);
+    ~WorkerJob() override;
+
+    void start() override;
+    void cancel() override;
+    const BackendRun& run() const override { return m_run; }
+    BackendRun takeRun() override { return std::move(m_run); }
+    WorkerEnvironment environment() const override { return m_stream.environment(); }
+
+private:
+    void readStdout();
+    void readStderr();
+    void onProcessFinished(int exitCode, QProcess::ExitStatus status);
+    void onProcessError(QProcess::ProcessError error);
+    void onTimeout();
+    void stopProcess();
+    void finalize();
+    void fail(const std::string& code, const std::string& message);
+    void emitEvents(const std::vector<StreamEvent>& events);
+
+    WorkerConfig m_config;
+    RunRequest m_request;
+    BackendRun m_run;
+    WorkerStream m_stream;
+    QProcess m_process;
+    QTimer m_timeout;
+    QElapsedTimer m_clock;
+    std::string m_stderrTail;
+    bool m_timedOut = false;
+    bool m_cancelled = false;
+    bool m_finalized = false;
+};
+
+// Runs a short request (list_backends) to completion and returns the worker's stream for reading.
+// Blocks: for CLI use and background threads only.
+struct WorkerQueryResult {
+    bool ok = false;
+    std::string error;
+    WorkerEnvironment environment;
+    nlohmann::json backends;
+};
+WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs);
+
+} // namespace fusescope

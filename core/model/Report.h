@@ -1,0 +1,48 @@
+#pragma once
+
+#include "BackendRun.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace fusescope {
+
+// The schema version this build writes and the newest it reads (docs/report-format.md).
+inline constexpr int kReportSchemaVersion = 1;
+inline constexpr const char* kReportFormatName = "fusescope-report";
+
+// What the capture worker said about itself in its handshake.
+struct WorkerEnvironment {
+    int protocolVersion = 0;
+    std::string worker;
+    std::string python;
+    std::string torch;
+    std::vector<std::string> devices;
+    nlohmann::json cuda; // null when no CUDA
+};
+
+// One comparison: a model, a device, and one BackendRun per requested backend.
+struct Report {
+    int schema = kReportSchemaVersion;
+    std::string created; // ISO 8601, UTC
+    std::string generator;
+    std::string modelSpec; // what the user asked for: demo:mlp, /path/model.py
+    ModelInfo model;
+    std::string device = "cpu";
+    WorkerEnvironment environment;
+    nlohmann::json settings = nlohmann::json::object();
+    std::vector<BackendRun> backends;
+
+    BackendRun* findBackend(const std::string& name);
+    const BackendRun* findBackend(const std::string& name) const;
+};
+
+void to_json(nlohmann::json& j, const WorkerEnvironment& env);
+void from_json(const nlohmann::json& j, WorkerEnvironment& env);
+void to_json(nlohmann::json& j, const Report& report);
+// Throws nlohmann::json::exception on structural problems; ReportFile turns them into Errors.
+void from_json(const nlohmann::json& j, Report& report);
+
+} // namespace fusescope

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fusescope {
+
+// Where a node came from in the user's source.
+struct SourceLocation {
+    std::string file;
+    int line = 0;
+    std::string code;
+};
+
+// One node of one IR stage (an FX node, an Inductor scheduler node, a Relax call...).
+// The schema is docs/graph-schema.json; every stage of every backend uses it.
+struct GraphNode {
+    std::string id;
+    std::string name;
+    std::string op;
+    std::string kind;
+    std::string category;
+    std::vector<std::vector<std::string>> shapes; // symbolic sizes stay strings
+    std::vector<std::string> dtypes;
+    std::string module;
+    std::string moduleType;
+    std::optional<SourceLocation> source;
+    std::string group; // id of the FusionGroup on post-fusion stages, empty otherwise
+    std::vector<std::string> origins;
+
+    // Placeholders, constants and outputs carry no computation.
+    bool isCompute() const;
+};
+
+struct GraphEdge {
+    std::string src;
+    std::string dst;
+};
+
+// A set of nodes that became one kernel (or one module group in views).
+struct FusionGroup {
+    std::string id;
+    std::string name;
+    std::string kind; // kernel, extern_kernel, template, module
+    std::vector<std::string> nodes;
+    std::vector<std::string> provenance;
+    std::string code;
+
+    bool isKernel() const { return kind == "kernel" || kind == "extern_kernel" || kind == "template"; }
+};
+
+enum class StageStatus { Ok, Unsupported, Failed };
+
+struct StageGraph {
+    std::string name; // dynamo_fx, aot_forward, post_grad, pre_fusion, post_fusion, ...
+    int graph = 0;    // Dynamo graph index
+    std::string label;
+    std::string level;
+    std::string fusion; // before, after, none
+    StageStatus status = StageStatus::Ok;
+    std::string reason;
+    std::vector<GraphNode> nodes;
+    std::vector<GraphEdge> edges;
+    std::vector<FusionGroup> groups;
+
+    int computeNodeCount() const;
+    int kernelCount() const;
+    // "dynamo_fx" for graph 0, "dynamo_fx#2" for graph 2: unique within a backend.
+    std::string key() const;
+    const GraphNode* findNode(const std::string& id) const;
+};
+
+const char* toString(StageStatus status);
+StageStatus stageStatusFromString(const std::string& text);
+
+void to_json(nlohmann::json& j, const StageGraph& stage);
+void from_json(const nlohmann::json& j, StageGraph& stage);
+
+} // namespace fusescope

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "LineSplitter.h"
+#include "model/BackendRun.h"
+#include "model/Report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusescope {
+
+inline constexpr int kWorkerProtocolVersion = 1;
+inline constexpr const char* kWorkerProtocolName = "fusescope-worker";
+
+// What a protocol line meant, for whoever shows progress. The run itself is updated in place.
+struct StreamEvent {
+    enum class Kind { Hello, Progress, Model, Stage, Code, Samples, Result, Error, Backends, Bye, Unknown, Malformed };
+    Kind kind = Kind::Unknown;
+    std::string phase;     // progress
+    double fraction = -1;  // progress, 0..1
+    std::string message;   // progress text, error message, malformed-line description
+    nlohmann::json payload; // the whole message (Backends, Unknown)
+};
+
+// Reads the capture worker's stdout (docs/protocol.md) into one BackendRun: checks the handshake,
+// applies each message, and keeps every protocol problem with its line number.
+class WorkerStream {
+public:
+    explicit WorkerStream(BackendRun& run);
+
+    std::vector<StreamEvent> feed(std::string_view bytes);
+    // Call at end of stream. Reports a truncated last line.
+    std::vector<StreamEvent> finish();
+
+    bool handshakeSeen() const { return m_handshakeSeen; }
+    bool resultSeen() const { return m_resultSeen; }
+    bool errorSeen() const { return m_errorSeen; }
+    // A broken handshake or an unusable stream: the run can't be trusted past this point.
+    bool fatal() const { return m_fatal; }
+    const WorkerEnvironment& environment() const { return m_env; }
+    const std::vector<std::string>& problems() const { return m_problems; }
+    const nlohmann::json& backendsList() const { return m_backends; }
+
+private:
+    StreamEvent applyLine(const std::string& line);
+    StreamEvent apply(const nlohmann::json& message);
+    void applyResult(const nlohmann::json& message);
+    void applyError(const nlohmann::json& message);
+    StreamEvent problem(const std::string& what);
+
+    BackendRun& m_run;
+    LineSplitter m_lines;
+    WorkerEnvironment m_env;
+    nlohmann::json m_backends;
+    std::vector<std::string> m_problems;
+    int m_lineNumber = 0;
+    bool m_handshakeSeen = false;
+    bool m_resultSeen = false;
+    bool m_errorSeen = false;
+    bool m_fatal = false;
+};
+
+} // namespace fusescope

@@ -1,0 +1,60 @@
+#include "TestData.h"
+
+#include "analysis/Summary.h"
+
+#include <gtest/gtest.h>
+
+using namespace fusescope;
+
+TEST(Summary, SpeedupIsEagerMedianOverCompiledMedian)
+{
+    const auto r = testdata::sampleReport();
+    const auto speedup = speedupOverEager(r.backends[0]);
+    ASSERT_TRUE(speedup.has_value());
+    EXPECT_NEAR(*speedup, 2.05 / 1.0, 1e-9);
+    EXPECT_FALSE(speedupOverEager(r.backends[1]).has_value());
+}
+
+TEST(Summary, HasTheDocumentedFields)
+{
+    const auto j = summaryJson(testdata::sampleReport());
+    for (const char* key : {"schema", "model", "device", "torch", "backends"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    const auto& b = j["backends"][0];
+    for (const char* key : {"name", "status", "error", "compile_s", "latency_ms", "speedup_vs_eager",
+                            "peak_memory_bytes", "accuracy", "graphs", "graph_breaks", "stages"})
+        EXPECT_TRUE(b.contains(key)) << key;
+    for (const char* key : {"median", "iqr", "min", "n"})
+        EXPECT_TRUE(b["latency_ms"].contains(key)) << key;
+    for (const char* key : {"max_abs", "max_rel", "cosine", "pass"})
+        EXPECT_TRUE(b["accuracy"].contains(key)) << key;
+    EXPECT_EQ(b["status"], "ok");
+    EXPECT_EQ(b["latency_ms"]["n"], 4);
+    EXPECT_EQ(b["stages"][0]["name"], "pre_fusion");
+    EXPECT_EQ(b["stages"][0]["nodes"], 3);
+    EXPECT_TRUE(b["stages"][0]["kernels"].is_null());
+    EXPECT_EQ(b["stages"][1]["kernels"], 2);
+    EXPECT_EQ(b["nodes_before_fusion"], 3);
+    EXPECT_EQ(b["kernels_after_fusion"], 2);
+    const auto& u = j["backends"][1];
+    EXPECT_EQ(u["status"], "unavailable");
+    EXPECT_NE(u["error"].get<std::string>().find("apache-tvm"), std::string::npos);
+    EXPECT_TRUE(u["latency_ms"].is_null());
+}
+
+TEST(Summary, CompletionTellsCompleteFromPartial)
+{
+    auto r = testdata::sampleReport();
+    EXPECT_EQ(completionOf(r), Completion::Partial);
+    r.backends.pop_back();
+    EXPECT_EQ(completionOf(r), Completion::Complete);
+    r.backends[0].status = RunStatus::Failed;
+    EXPECT_EQ(completionOf(r), Completion::Failed);
+}
+
+TEST(Summary, RunningOrCancelledRunsAreReportedAsFailed)
+{
+    auto r = testdata::sampleReport();
+    r.backends[0].status = RunStatus::Cancelled;
+    EXPECT_EQ(summaryJson(r)["backends"][0]["status"], "failed");
+}

@@ -1,0 +1,183 @@
+#include "ComparisonModel.h"
+
+#include "analysis/Format.h"
+#include "analysis/LatencyStats.h"
+#include "analysis/Summary.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace fusescope {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+std::optional<int> nonNegative(int v) { return v >= 0 ? std::optional<int>(v) : std::nullopt; }
+
+} // namespace
+
+ComparisonModel::ComparisonModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ComparisonModel::setReport(const Report* report)
+{
+    beginResetModel();
+    m_report = report;
+    m_liveStatus.assign(report ? report->backends.size() : 0, QString());
+    endResetModel();
+}
+
+void ComparisonModel::backendChanged(int row)
+{
+    if (!m_report || row < 0 || row >= rowCount())
+        return;
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+void ComparisonModel::setLiveStatus(int row, const QString& text)
+{
+    if (row < 0 || row >= static_cast<int>(m_liveStatus.size()))
+        return;
+    m_liveStatus[row] = text;
+    emit dataChanged(index(row, Status), index(row, Status));
+}
+
+int ComparisonModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->backends.size());
+}
+
+int ComparisonModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    static const char* titles[ColumnCount] = {"Backend", "Status",  "Compile (s)", "Median (ms)", "IQR (ms)",
+                                              "Speedup", "Peak memory", "Max |err|", "Graphs",   "Breaks",
+                                              "Nodes before fusion", "Kernels after fusion"};
+    static const char* tips[ColumnCount] = {
+        "torch.compile backend",
+        "ok, failed, unavailable, or the phase of a run in progress",
+        "First call minus capture overhead: cold compile unless --warm-cache",
+        "Median latency of the compiled model",
+        "Interquartile range of the compiled latency samples",
+        "Median eager / median compiled, interleaved in the same worker process",
+        "Peak allocator bytes during one forward (see docs/measurement.md)",
+        "Max absolute error against eager, and the pass/fail verdict",
+        "Dynamo graphs",
+        "Graph breaks",
+        "Compute nodes before the backend's fusion passes",
+        "Kernels after fusion"};
+    if (section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole)
+        return QString::fromLatin1(titles[section]);
+    if (role == Qt::ToolTipRole)
+        return QString::fromLatin1(tips[section]);
+    return {};
+}
+
+QVariant ComparisonModel::display(const BackendRun& run, int column) const
+{
+    const auto stats = computeLatencyStats(run.compiledSamplesMs);
+    switch (column) {
+    case Backend:
+        return q(run.name);
+    case Status:
+        return q(toString(run.status));
+    case CompileSeconds:
+        return q(format::seconds(run.compileSeconds));
+    case MedianMs:
+        return q(format::milliseconds(stats.empty() ? std::optional<double>() : stats.median));
+    case IqrMs:
+        return q(format::milliseconds(stats.empty() ? std::optional<double>() : stats.iqr()));
+    case Speedup:
+        return q(format::ratio(speedupOverEager(run)));
+    case PeakMemory:
+        return q(format::bytes(run.peakMemoryBytes));
+    case Accuracy:
+        if (!run.accuracy)
+            return QStringLiteral("-");
+        return q(format::scientific(run.accuracy->maxAbs)) + (run.accuracy->pass ? " pass" : " FAIL");
+    case Graphs:
+        return q(format::count(nonNegative(run.graphs)));
+    case GraphBreaks:
+        return q(format::count(nonNegative(run.graphBreaks)));
+    case NodesBeforeFusion:
+        return q(format::count(nodesBeforeFusion(run)));
+    case KernelsAfterFusion:
+        return q(format::count(kernelsAfterFusion(run)));
+    }
+    return {};
+}
+
+QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const
+{
+    const auto stats = computeLatencyStats(run.compiledSamplesMs);
+    auto opt = [](const auto& v) { return v ? QVariant(static_cast<double>(*v)) : QVariant(); };
+    switch (column) {
+    case CompileSeconds:
+        return opt(run.compileSeconds);
+    case MedianMs:
+        return stats.empty() ? QVariant() : QVariant(stats.median);
+    case IqrMs:
+        return stats.empty() ? QVariant() : QVariant(stats.iqr());
+    case Speedup:
+        return opt(speedupOverEager(run));
+    case PeakMemory:
+        return opt(run.peakMemoryBytes);
+    case Accuracy:
+        return run.accuracy ? QVariant(run.accuracy->maxAbs) : QVariant();
+    case NodesBeforeFusion:
+        return opt(nodesBeforeFusion(run));
+    case KernelsAfterFusion:
+        return opt(kernelsAfterFusion(run));
+    default:
+        return display(run, column);
+    }
+}
+
+QVariant ComparisonModel::data(const QModelIndex& index, int role) const
+{
+    if (!m_report || !index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
+        return {};
+    const auto& run = m_report->backends[index.row()];
+    switch (role) {
+    case Qt::DisplayRole:
+        if (index.column() == Status && run.status == RunStatus::Running && !m_liveStatus[index.row()].isEmpty())
+            return m_liveStatus[index.row()];
+        return display(run, index.column());
+    case SortRole:
+        return sortValue(run, index.column());
+    case Qt::TextAlignmentRole:
+        return index.column() <= Status ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                        : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (run.error)
+            return q("[" + run.error->code + "] " + run.error->message);
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == Status) {
+            if (run.status == RunStatus::Ok)
+                return QBrush(QColor(0x1b, 0x7f, 0x3b));
+            if (run.status == RunStatus::Failed || run.status == RunStatus::Cancelled)
+                return QBrush(QColor(0xb0, 0x20, 0x20));
+            if (run.status == RunStatus::Unavailable)
+                return QBrush(QColor(0x80, 0x80, 0x80));
+        }
+        if (index.column() == Accuracy && run.accuracy && !run.accuracy->pass)
+            return QBrush(QColor(0xb0, 0x20, 0x20));
+        return {};
+    default:
+        return {};
+    }
+}
+
+} // namespace fusescope

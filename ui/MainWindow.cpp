@@ -1,0 +1,383 @@
+#include "MainWindow.h"
+
+#include "ComparisonModel.h"
+#include "analysis/Format.h"
+#include "report/ReportFile.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QThread>
+#include <QToolBar>
+
+namespace fusescope {
+
+namespace {
+
+const QStringList kDefaultBackends = {"eager", "aot_eager", "inductor"};
+const QStringList kModelChoices = {"demo:mlp", "demo:cnn", "demo:transformer", "hf:bert",
+                                   "hf:gpt2",  "hf:resnet", "hf:vit"};
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_families(createBackendFamilies())
+{
+    setWindowTitle("FuseScope");
+    m_report = &m_empty;
+    m_model = new ComparisonModel(this);
+    m_model->setReport(m_report);
+    buildActions();
+    buildLayout();
+    updateRunState();
+    resize(1280, 720);
+    probeBackends();
+}
+
+MainWindow::~MainWindow()
+{
+    if (m_session)
+        m_session->cancel();
+}
+
+void MainWindow::buildActions()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* openModel = file->addAction(tr("Open &Model..."), this, &MainWindow::openModelDialog);
+    openModel->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    auto* openReport = file->addAction(tr("&Open Report..."), this, &MainWindow::openReportDialog);
+    openReport->setShortcut(QKeySequence::Open);
+    m_saveAction = file->addAction(tr("&Save Report As..."), this, &MainWindow::saveReportDialog);
+    m_saveAction->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    m_runAction = run->addAction(tr("&Run Comparison"), this, &MainWindow::startRun);
+    m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+}
+
+void MainWindow::buildLayout()
+{
+    auto* toolbar = addToolBar(tr("Run"));
+    toolbar->setObjectName("runToolbar");
+    toolbar->addWidget(new QLabel(tr(" Model: ")));
+    m_modelCombo = new QComboBox;
+    m_modelCombo->setEditable(true);
+    m_modelCombo->addItems(kModelChoices);
+    m_modelCombo->setMinimumContentsLength(28);
+    m_modelCombo->setToolTip(tr("A demo, an hf: architecture, or a path to a .py or TorchScript .pt file"));
+    toolbar->addWidget(m_modelCombo);
+    toolbar->addAction(m_runAction);
+    toolbar->addAction(m_cancelAction);
+
+    m_backendList = new QListWidget;
+    m_backendList->setToolTip(tr("Backends to run, in order. Unavailable ones say why."));
+    for (const auto& name : kDefaultBackends) {
+        auto* item = new QListWidgetItem(name, m_backendList);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+    }
+    auto* dock = new QDockWidget(tr("Backends"), this);
+    dock->setObjectName("backendsDock");
+    dock->setWidget(m_backendList);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(ComparisonModel::SortRole);
+    m_table = new QTableView;
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->hide();
+    m_table->setAlternatingRowColors(true);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::showDetails);
+
+    m_details = new QPlainTextEdit;
+    m_details->setReadOnly(true);
+    m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_details->setPlaceholderText(tr("Select a backend to see its stages, errors and worker log."));
+
+    auto* splitter = new QSplitter(Qt::Vertical);
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_details);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    setCentralWidget(splitter);
+
+    m_statusLabel = new QLabel(tr("Ready"));
+    m_progress = new QProgressBar;
+    m_progress->setMaximumWidth(260);
+    m_progress->setRange(0, 1000);
+    m_progress->setVisible(false);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+}
+
+void MainWindow::probeBackends()
+{
+    // Listing backends starts a Python worker (seconds): do it off the UI thread and merge the
+    // answer in when it arrives, unless the window is gone by then.
+    QPointer<MainWindow> self(this);
+    auto* families = &m_families;
+    QThread* thread = QThread::create([self, families] {
+        std::vector<BackendInfo> all;
+        for (auto& family : *families) {
+            auto found = family->probe();
+            all.insert(all.end(), found.begin(), found.end());
+        }
+        QMetaObject::invokeMethod(qApp, [self, all] {
+            if (!self)
+                return;
+            for (const auto& info : all) {
+                const QString name = q(info.name);
+                auto matches = self->m_backendList->findItems(name, Qt::MatchExactly);
+                QListWidgetItem* item = matches.isEmpty() ? nullptr : matches.front();
+                if (!item) {
+                    if (!info.available)
+                        continue; // the list stays short; `fusescope-cli backends` lists everything
+                    item = new QListWidgetItem(name, self->m_backendList);
+                    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                    item->setCheckState(Qt::Unchecked);
+                }
+                item->setToolTip(info.available ? q(info.family) : q("unavailable: " + info.reason));
+                if (!info.available) {
+                    item->setForeground(Qt::gray);
+                    item->setCheckState(Qt::Unchecked);
+                }
+            }
+        });
+    });
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    thread->start();
+}
+
+QStringList MainWindow::checkedBackends() const
+{
+    QStringList out;
+    for (int i = 0; i < m_backendList->count(); ++i)
+        if (m_backendList->item(i)->checkState() == Qt::Checked)
+            out << m_backendList->item(i)->text();
+    return out;
+}
+
+void MainWindow::setModelSpec(const QString& spec)
+{
+    const int idx = m_modelCombo->findText(spec);
+    if (idx < 0)
+        m_modelCombo->insertItem(0, spec);
+    m_modelCombo->setCurrentText(spec);
+}
+
+void MainWindow::setBackends(const QStringList& names)
+{
+    for (int i = 0; i < m_backendList->count(); ++i)
+        m_backendList->item(i)->setCheckState(names.contains(m_backendList->item(i)->text()) ? Qt::Checked
+                                                                                             : Qt::Unchecked);
+    for (const auto& name : names) {
+        if (!m_backendList->findItems(name, Qt::MatchExactly).isEmpty())
+            continue;
+        auto* item = new QListWidgetItem(name, m_backendList);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+    }
+}
+
+void MainWindow::startRun()
+{
+    if (isRunning())
+        return;
+    const QStringList backends = checkedBackends();
+    const QString model = m_modelCombo->currentText().trimmed();
+    if (model.isEmpty() || backends.isEmpty()) {
+        m_statusLabel->setText(tr("Choose a model and at least one backend."));
+        return;
+    }
+    m_session = std::make_unique<CompareSession>(familyPointers(m_families));
+    RunRequest base;
+    base.model = model.toStdString();
+    std::vector<std::string> names;
+    for (const auto& b : backends)
+        names.push_back(b.toStdString());
+
+    connect(m_session.get(), &CompareSession::backendStarted, this, [this](int row) {
+        m_model->backendChanged(row);
+        m_statusLabel->setText(tr("Running %1...").arg(q(m_session->report().backends[row].name)));
+    });
+    connect(m_session.get(), &CompareSession::backendEvent, this, [this, count = names.size()](int row,
+                                                                                               const StreamEvent& ev) {
+        if (ev.kind != StreamEvent::Kind::Progress)
+            return;
+        m_model->setLiveStatus(row, q(ev.phase) + (ev.fraction >= 0 ? QString(" %1%").arg(int(ev.fraction * 100)) : ""));
+        const double overall = (row + std::max(0.0, ev.fraction)) / double(count);
+        m_progress->setValue(int(overall * 1000));
+        m_statusLabel->setText(tr("%1: %2").arg(q(m_session->report().backends[row].name), q(ev.message)));
+    });
+    connect(m_session.get(), &CompareSession::backendFinished, this, [this](int row) {
+        m_model->backendChanged(row);
+        showDetails();
+    });
+    connect(m_session.get(), &CompareSession::finished, this, [this] {
+        updateRunState();
+        const auto& r = m_session->report();
+        const auto ok = std::count_if(r.backends.begin(), r.backends.end(),
+                                      [](const BackendRun& b) { return b.status == RunStatus::Ok; });
+        m_statusLabel->setText(tr("Finished: %1 of %2 backends ran.").arg(ok).arg(r.backends.size()));
+        emit runFinished();
+    });
+
+    m_session->start(names, base);
+    m_loadedReport.reset();
+    m_report = &m_session->report();
+    m_model->setReport(m_report);
+    setWindowTitle(QString("FuseScope - %1").arg(model));
+    updateRunState();
+}
+
+void MainWindow::cancelRun()
+{
+    if (isRunning()) {
+        m_statusLabel->setText(tr("Cancelling..."));
+        m_session->cancel();
+    }
+}
+
+void MainWindow::updateRunState()
+{
+    const bool running = isRunning();
+    m_runAction->setEnabled(!running);
+    m_cancelAction->setEnabled(running);
+    m_saveAction->setEnabled(!running && !m_report->backends.empty());
+    m_progress->setVisible(running);
+    if (running)
+        m_progress->setValue(0);
+}
+
+bool MainWindow::openReport(const QString& path)
+{
+    auto loaded = readReport(path.toStdString());
+    if (!loaded) {
+        QMessageBox::warning(this, tr("Cannot open report"), q(loaded.error().message));
+        m_statusLabel->setText(q(loaded.error().message));
+        return false;
+    }
+    if (isRunning())
+        m_session->cancel();
+    m_loadedReport = std::make_unique<Report>(std::move(loaded.value()));
+    m_report = m_loadedReport.get();
+    m_model->setReport(m_report);
+    m_reportPath = path;
+    setWindowTitle(QString("FuseScope - %1").arg(QFileInfo(path).fileName()));
+    m_statusLabel->setText(tr("Opened %1").arg(path));
+    updateRunState();
+    return true;
+}
+
+void MainWindow::openReportDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Report"), QString(),
+                                                      tr("FuseScope reports (*.fscope);;All files (*)"));
+    if (!path.isEmpty())
+        openReport(path);
+}
+
+void MainWindow::openModelDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), QString(),
+                                                      tr("Models (*.py *.pt);;All files (*)"));
+    if (!path.isEmpty())
+        setModelSpec(path);
+}
+
+void MainWindow::saveReportDialog()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Report"), m_reportPath,
+                                                tr("FuseScope reports (*.fscope)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(".fscope"))
+        path += ".fscope";
+    if (auto err = writeReport(*m_report, path.toStdString())) {
+        QMessageBox::warning(this, tr("Cannot save report"), q(err->message));
+        return;
+    }
+    m_reportPath = path;
+    m_statusLabel->setText(tr("Saved %1").arg(path));
+}
+
+void MainWindow::showDetails()
+{
+    const QModelIndex current = m_proxy->mapToSource(m_table->currentIndex());
+    if (!current.isValid() || current.row() >= static_cast<int>(m_report->backends.size())) {
+        m_details->clear();
+        return;
+    }
+    const auto& run = m_report->backends[current.row()];
+    QString text = QString("%1 (%2): %3\n").arg(q(run.name), q(run.family), q(toString(run.status)));
+    if (run.error)
+        text += QString("\nerror [%1]: %2\n").arg(q(run.error->code), q(run.error->message));
+    if (run.accuracy)
+        text += QString("\naccuracy: max abs %1, max rel %2, cosine %3, rule %4 at %5: %6\n")
+                    .arg(run.accuracy->maxAbs)
+                    .arg(run.accuracy->maxRel)
+                    .arg(run.accuracy->cosine, 0, 'f', 6)
+                    .arg(q(run.accuracy->rule))
+                    .arg(run.accuracy->tolerance)
+                    .arg(run.accuracy->pass ? "pass" : "FAIL");
+    if (!run.memoryMethod.empty())
+        text += QString("memory: %1 (eager %2), method %3\n")
+                    .arg(q(format::bytes(run.peakMemoryBytes)), q(format::bytes(run.eagerPeakMemoryBytes)),
+                         q(run.memoryMethod));
+    if (!run.stages.empty()) {
+        text += "\nstages:\n";
+        for (const auto& s : run.stages) {
+            text += QString("  %1  %2 nodes").arg(q(s.key()), -16).arg(s.computeNodeCount());
+            if (s.fusion == "after")
+                text += QString(", %1 kernels").arg(s.kernelCount());
+            if (s.status != StageStatus::Ok)
+                text += QString("  [%1: %2]").arg(q(toString(s.status)), q(s.reason));
+            text += "\n";
+        }
+    }
+    for (const auto& b : run.breakReasons)
+        text += QString("graph break: %1 (%2:%3)\n").arg(q(b.reason), q(b.file)).arg(b.line);
+    if (run.error && !run.error->traceback.empty())
+        text += "\ntraceback:\n" + q(run.error->traceback);
+    if (!run.log.empty())
+        text += "\nworker log (tail):\n" + q(run.log.size() > 4000 ? run.log.substr(run.log.size() - 4000) : run.log);
+    m_details->setPlainText(text);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (isRunning())
+        m_session->cancel();
+    event->accept();
+}
+
+} // namespace fusescope

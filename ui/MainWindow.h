@@ -1,0 +1,79 @@
+#pragma once
+
+#include "Registry.h"
+#include "capture/CompareSession.h"
+#include "model/Report.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QTableView;
+class QAction;
+
+namespace fusescope {
+
+class ComparisonModel;
+
+// The comparison window: pick a model and backends, run, and watch each backend's row fill in as
+// its run finishes. Runs happen in worker processes driven by CompareSession; nothing here blocks.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void setModelSpec(const QString& spec);
+    void setBackends(const QStringList& names);
+    void startRun();
+    bool openReport(const QString& path);
+
+    const Report& report() const { return *m_report; }
+    ComparisonModel* comparisonModel() const { return m_model; }
+    bool isRunning() const { return m_session && m_session->running(); }
+
+signals:
+    void runFinished();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildLayout();
+    void probeBackends();
+    void cancelRun();
+    void openReportDialog();
+    void openModelDialog();
+    void saveReportDialog();
+    void showDetails();
+    void updateRunState();
+    QStringList checkedBackends() const;
+
+    std::vector<std::unique_ptr<BackendFamily>> m_families;
+    std::unique_ptr<CompareSession> m_session;
+    std::unique_ptr<Report> m_loadedReport;
+    const Report* m_report = nullptr;
+    Report m_empty;
+
+    ComparisonModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QComboBox* m_modelCombo = nullptr;
+    QListWidget* m_backendList = nullptr;
+    QTableView* m_table = nullptr;
+    QPlainTextEdit* m_details = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QAction* m_saveAction = nullptr;
+    QString m_reportPath;
+};
+
+} // namespace fusescope
