@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# FuseScope set-up: installs what is missing, builds, then runs the demo or the tests.
+#
+#   scripts/setup.sh demo   # set up, build, open the GUI on demo:transformer and run it
+#   scripts/setup.sh test   # set up, build, run every test (what .ci/run does)
+#   scripts/setup.sh build  # set up and build only
+#
+# Debian packages come from apt (Debian 12 and 13). The Python environment for the capture
+# worker lives outside the clone, keyed by the lock file and the interpreter version, so a fresh
+# clone on a machine that already has it reuses it:
+#   ${FUSESCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusescope}/venv-<key>
+set -euo pipefail
+
+action=${1:-build}
+case "$action" in demo|test|build) ;; *) echo "usage: $0 demo|test|build" >&2; exit 64 ;; esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+# --- Debian packages -----------------------------------------------------------------------
+packages=(cmake ninja-build g++ pkg-config git
+          qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+          libgl-dev xvfb xauth clang-format)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    log "installing Debian packages: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- Python environment --------------------------------------------------------------------
+lock="$root/plugins/torch_compile/worker/requirements.lock"
+# The torch wheel pinned in the lock is built for CPython 3.11; prefer that interpreter.
+python_bin=${FUSESCOPE_BOOTSTRAP_PYTHON:-}
+if [ -z "$python_bin" ]; then
+    for candidate in python3.11 python3; do
+        if command -v "$candidate" >/dev/null; then python_bin=$(command -v "$candidate"); break; fi
+    done
+fi
+[ -n "$python_bin" ] || { echo "error: no python3 found; install python3 (3.11 preferred)" >&2; exit 1; }
+pyver=$("$python_bin" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+key=$( (cat "$lock"; echo "$pyver") | sha256sum | cut -c1-16)
+cache=${FUSESCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusescope}
+venv="$cache/venv-$key"
+if [ ! -f "$venv/.complete" ]; then
+    log "creating the Python environment $venv (python $pyver, $(basename "$lock"))"
+    rm -rf "$venv"
+    mkdir -p "$cache"
+    "$python_bin" -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --upgrade pip >/dev/null
+    "$venv/bin/python" -m pip install -q -r "$lock"
+    touch "$venv/.complete"
+else
+    log "reusing the Python environment $venv"
+fi
+export FUSESCOPE_PYTHON="$venv/bin/python"
+
+# --- Build ---------------------------------------------------------------------------------
+log "configuring and building (preset dev)"
+cmake --preset dev -DFUSESCOPE_PYTHON="$FUSESCOPE_PYTHON" >/dev/null
+cmake --build --preset dev
+
+case "$action" in
+build)
+    log "built: build/dev/app/gui/fusescope and build/dev/app/cli/fusescope-cli"
+    ;;
+test)
+    log "running every test"
+    ctest --preset dev --timeout 1800 -j "$(nproc)"
+    ;;
+demo)
+    gui="$root/build/dev/app/gui/fusescope"
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        log "opening FuseScope on demo:transformer"
+        exec "$gui" demo:transformer --run
+    fi
+    shot="$root/build/demo.png"
+    log "no display: running the demo under Xvfb and saving a screenshot to $shot"
+    xvfb-run -a -s "-screen 0 1600x900x24" "$gui" demo:transformer --run --screenshot "$shot"
+    log "screenshot: $shot (on a desktop, the same command opens the window)"
+    ;;
+esac

@@ -1,0 +1,141 @@
+"""fusescope-cli compare / show / backends on real models (docs/cli.md)."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from conftest import FAST, cli_path
+
+OK, ERROR, PARTIAL, ALL_FAILED, CANCELLED = 0, 1, 2, 3, 4
+
+
+def by_name(summary):
+    return {b["name"]: b for b in summary["backends"]}
+
+
+def test_three_backends_on_mlp_complete_with_every_field(cli, tmp_path):
+    out = tmp_path / "r.fscope"
+    r = cli("compare", "demo:mlp", "--backends", "eager,aot_eager,inductor", "--out", out, "--json", *FAST)
+    assert r.code == OK, r
+    s = r.json()
+    for key in ("schema", "model", "device", "torch", "backends"):
+        assert key in s
+    assert s["model"] == "demo:mlp" and s["device"] == "cpu" and s["torch"].startswith("2.13")
+    backends = by_name(s)
+    assert list(backends) == ["eager", "aot_eager", "inductor"]
+    for name, b in backends.items():
+        assert b["status"] == "ok", (name, b["error"])
+        assert b["compile_s"] > 0
+        assert b["latency_ms"]["n"] >= 5 and b["latency_ms"]["median"] > 0 and b["latency_ms"]["iqr"] >= 0
+        assert b["latency_ms"]["min"] <= b["latency_ms"]["median"]
+        assert b["speedup_vs_eager"] > 0
+        assert b["peak_memory_bytes"] is not None
+        assert b["accuracy"]["pass"] is True and b["accuracy"]["cosine"] > 0.999
+        assert b["graphs"] == 1 and b["graph_breaks"] == 0
+        assert any(st["name"] == "dynamo_fx" for st in b["stages"])
+    inductor_stages = {st["name"]: st for st in backends["inductor"]["stages"]}
+    assert {"dynamo_fx", "aot_forward", "post_grad", "pre_fusion", "post_fusion"} <= set(inductor_stages)
+    assert inductor_stages["post_fusion"]["kernels"] >= 1
+    assert {"dynamo_fx", "aot_forward"} <= {st["name"] for st in backends["aot_eager"]["stages"]}
+
+    # The saved report says the same thing.
+    shown = cli("show", out, "--json")
+    assert shown.code == OK, shown
+    assert by_name(shown.json()) == backends
+    table = cli("show", out)
+    assert "inductor" in table.stdout and "speedup" in table.stdout
+
+
+def test_unknown_backend_is_unavailable_and_the_others_still_run(cli, tmp_path):
+    out = tmp_path / "r.fscope"
+    r = cli("compare", "demo:mlp", "--backends", "no_such_backend,eager", "--out", out, "--json", *FAST)
+    assert r.code == PARTIAL, r
+    b = by_name(r.json())
+    assert b["no_such_backend"]["status"] == "unavailable"
+    assert "no_such_backend" in b["no_such_backend"]["error"]
+    assert b["eager"]["status"] == "ok"
+    assert out.exists()
+
+
+def test_missing_model_file_is_named(cli, tmp_path):
+    missing = tmp_path / "nope.py"
+    r = cli("compare", missing, "--backends", "eager,inductor", "--json", *FAST)
+    assert r.code == ALL_FAILED, r
+    for b in r.json()["backends"]:
+        assert b["status"] == "failed"
+        assert b["error_code"] == "model_not_found"
+        assert str(missing) in b["error"]
+
+
+def test_syntax_error_and_missing_functions_are_model_invalid(cli, fixture_model):
+    for name in ("syntax_error.py", "no_functions.py", "empty.py"):
+        path = fixture_model(name)
+        r = cli("compare", path, "--backends", "eager", "--json", *FAST)
+        assert r.code == ALL_FAILED, r
+        b = r.json()["backends"][0]
+        assert b["error_code"] == "model_invalid", (name, b)
+        assert name in b["error"]
+
+
+def test_model_raising_in_forward_is_model_failed(cli, fixture_model):
+    r = cli("compare", fixture_model("raises_in_forward.py"), "--backends", "eager", "--json", *FAST)
+    assert r.code == ALL_FAILED, r
+    assert r.json()["backends"][0]["error_code"] == "model_failed"
+
+
+def test_crashing_worker_is_reported_and_the_report_saved(cli, fixture_model, tmp_path):
+    out = tmp_path / "crash.fscope"
+    r = cli("compare", fixture_model("crashes_worker.py"), "--backends", "eager", "--out", out, "--json", *FAST)
+    assert r.code == ALL_FAILED, r
+    b = r.json()["backends"][0]
+    assert b["error_code"] == "worker_crashed", b
+    assert "eager" in b["error"]
+    assert cli("show", out, "--json").code == OK
+
+
+def test_hanging_backend_is_stopped_by_the_timeout(cli, fixture_model, tmp_path):
+    start = time.monotonic()
+    r = cli("compare", fixture_model("hangs_in_forward.py"), "--backends", "eager", "--timeout", "20", "--json",
+            *FAST)
+    assert r.code == ALL_FAILED, r
+    b = r.json()["backends"][0]
+    assert b["error_code"] == "worker_timeout", b
+    assert "20 s" in b["error"]
+    assert time.monotonic() - start < 120
+
+
+def test_interrupt_keeps_a_valid_report_in_place(cli, fixture_model, tmp_path):
+    out = tmp_path / "keep.fscope"
+    first = cli("compare", "demo:mlp", "--backends", "eager", "--out", out, "--json", *FAST)
+    assert first.code == OK, first
+    proc = subprocess.Popen([cli_path(), "compare", str(fixture_model("hangs_in_forward.py")), "--backends",
+                             "eager,aot_eager", "--out", str(out), "--json", *FAST],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(8)
+    proc.send_signal(signal.SIGINT)
+    stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == CANCELLED
+    statuses = [b["status"] for b in json.loads(stdout)["backends"]]
+    assert statuses == ["failed", "failed"]
+    shown = cli("show", out, "--json")
+    assert shown.code == OK, shown  # never a corrupt file where a good one was
+    assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
+
+
+def test_show_refuses_a_corrupt_report_naming_it(cli, tmp_path):
+    bad = tmp_path / "bad.fscope"
+    bad.write_text('{"format": "fusescope-report", "schema": 1, "backends": [')
+    r = cli("show", bad)
+    assert r.code == ERROR
+    assert "bad.fscope" in r.stderr and "truncated" in r.stderr
+
+
+def test_backends_lists_availability_and_reasons(cli):
+    r = cli("backends", "--json")
+    assert r.code == OK, r
+    backends = {b["name"]: b for b in r.json()["backends"]}
+    for name in ("eager", "aot_eager", "inductor"):
+        assert backends[name]["available"] is True, backends[name]
+    assert backends["cudagraphs"]["available"] is False
+    assert backends["cudagraphs"]["reason"]

@@ -1,0 +1,83 @@
+#include "ComparisonModel.h"
+#include "MainWindow.h"
+#include "TestData.h"
+
+#include "report/ReportFile.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QTimer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace fusescope;
+
+class ComparisonModelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { qputenv("QT_QPA_PLATFORM", "offscreen"); }
+
+    void modelPassesTheTester()
+    {
+        const Report report = testdata::sampleReport();
+        ComparisonModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setReport(&report);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), int(ComparisonModel::ColumnCount));
+        model.setReport(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void rowsShowTheNumbers()
+    {
+        const Report report = testdata::sampleReport();
+        ComparisonModel model;
+        model.setReport(&report);
+        auto cell = [&](int row, int col) { return model.index(row, col).data().toString(); };
+        QCOMPARE(cell(0, ComparisonModel::Backend), QString("inductor"));
+        QCOMPARE(cell(0, ComparisonModel::Status), QString("ok"));
+        QCOMPARE(cell(0, ComparisonModel::Speedup), QString("2.05x"));
+        QCOMPARE(cell(0, ComparisonModel::NodesBeforeFusion), QString("3"));
+        QCOMPARE(cell(0, ComparisonModel::KernelsAfterFusion), QString("2"));
+        QCOMPARE(cell(1, ComparisonModel::Status), QString("unavailable"));
+        QVERIFY(model.index(1, 0).data(Qt::ToolTipRole).toString().contains("apache-tvm"));
+        // Sorting uses numbers, not their text.
+        QCOMPARE(model.index(0, ComparisonModel::MedianMs).data(ComparisonModel::SortRole).toDouble(), 1.0);
+    }
+
+    void windowOpensAReportAndRefusesABadOne()
+    {
+        QTemporaryDir dir;
+        const QString good = dir.filePath("good.fscope");
+        QVERIFY(!writeReport(testdata::sampleReport(), good.toStdString()).has_value());
+        MainWindow window;
+        QVERIFY(window.openReport(good));
+        QCOMPARE(window.comparisonModel()->rowCount(), 2);
+
+        const QString bad = dir.filePath("bad.fscope");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"fusescope-report\", \"schema\": 99}");
+        f.close();
+        // A QMessageBox would block: close it as soon as it shows.
+        QTimer::singleShot(0, [] {
+            for (auto* w : QApplication::topLevelWidgets())
+                if (w->inherits("QMessageBox"))
+                    w->close();
+        });
+        QTimer closer;
+        QObject::connect(&closer, &QTimer::timeout, [] {
+            for (auto* w : QApplication::topLevelWidgets())
+                if (w->inherits("QMessageBox") && w->isVisible())
+                    w->close();
+        });
+        closer.start(20);
+        QVERIFY(!window.openReport(bad));
+        // The good report stays: a bad file loses nothing.
+        QCOMPARE(window.comparisonModel()->rowCount(), 2);
+    }
+};
+
+QTEST_MAIN(ComparisonModelTest)
+#include "ComparisonModelTest.moc"
