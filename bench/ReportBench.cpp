@@ -9,8 +9,7 @@ using namespace fusescope;
 
 namespace {
 
-StageGraph syntheticStage(int nodes)
-{
+StageGraph syntheticStage(int nodes) {
     StageGraph s;
     s.name = "post_grad";
     s.fusion = "none";
@@ -31,15 +30,14 @@ StageGraph syntheticStage(int nodes)
     return s;
 }
 
-std::string streamText(int nodes)
-{
+std::string streamText(int nodes) {
     nlohmann::json stage = syntheticStage(nodes);
-    return R"({"type":"hello","protocol":"fusescope-worker","version":1})" "\n" +
+    return R"({"type":"hello","protocol":"fusescope-worker","version":1})"
+           "\n" +
            nlohmann::json{{"type", "stage"}, {"stage", stage}}.dump() + "\n";
 }
 
-void BM_ParseWorkerStream(benchmark::State& state)
-{
+void BM_ParseWorkerStream(benchmark::State& state) {
     const std::string text = streamText(static_cast<int>(state.range(0)));
     for (auto _ : state) {
         BackendRun run;
@@ -50,8 +48,7 @@ void BM_ParseWorkerStream(benchmark::State& state)
 }
 BENCHMARK(BM_ParseWorkerStream)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-void BM_ParseReport(benchmark::State& state)
-{
+void BM_ParseReport(benchmark::State& state) {
     Report r;
     BackendRun run;
     run.name = "inductor";

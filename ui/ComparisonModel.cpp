@@ -11,57 +11,55 @@ namespace fusescope {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
-std::optional<int> nonNegative(int v) { return v >= 0 ? std::optional<int>(v) : std::nullopt; }
+std::optional<int> nonNegative(int v) {
+    return v >= 0 ? std::optional<int>(v) : std::nullopt;
+}
 
 } // namespace
 
 ComparisonModel::ComparisonModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
+    : QAbstractTableModel(parent) {
 }
 
-void ComparisonModel::setReport(const Report* report)
-{
+void ComparisonModel::setReport(const Report* report) {
     beginResetModel();
     m_report = report;
     m_liveStatus.assign(report ? report->backends.size() : 0, QString());
     endResetModel();
 }
 
-void ComparisonModel::backendChanged(int row)
-{
+void ComparisonModel::backendChanged(int row) {
     if (!m_report || row < 0 || row >= rowCount())
         return;
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
-void ComparisonModel::setLiveStatus(int row, const QString& text)
-{
+void ComparisonModel::setLiveStatus(int row, const QString& text) {
     if (row < 0 || row >= static_cast<int>(m_liveStatus.size()))
         return;
     m_liveStatus[row] = text;
     emit dataChanged(index(row, Status), index(row, Status));
 }
 
-int ComparisonModel::rowCount(const QModelIndex& parent) const
-{
+int ComparisonModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->backends.size());
 }
 
-int ComparisonModel::columnCount(const QModelIndex& parent) const
-{
+int ComparisonModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char* titles[ColumnCount] = {"Backend", "Status",  "Compile (s)", "Median (ms)", "IQR (ms)",
-                                              "Speedup", "Peak memory", "Max |err|", "Graphs",   "Breaks",
-                                              "Nodes before fusion", "Kernels after fusion"};
+    static const char* titles[ColumnCount] = {
+        "Backend",  "Status",  "Compile (s)",         "Median (ms)",
+        "IQR (ms)", "Speedup", "Peak memory",         "Max |err|",
+        "Graphs",   "Breaks",  "Nodes before fusion", "Kernels after fusion"};
     static const char* tips[ColumnCount] = {
         "torch.compile backend",
         "ok, failed, unavailable, or the phase of a run in progress",
@@ -84,8 +82,7 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     return {};
 }
 
-QVariant ComparisonModel::display(const BackendRun& run, int column) const
-{
+QVariant ComparisonModel::display(const BackendRun& run, int column) const {
     const auto stats = computeLatencyStats(run.compiledSamplesMs);
     switch (column) {
     case Backend:
@@ -118,8 +115,7 @@ QVariant ComparisonModel::display(const BackendRun& run, int column) const
     return {};
 }
 
-QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const
-{
+QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const {
     const auto stats = computeLatencyStats(run.compiledSamplesMs);
     auto opt = [](const auto& v) { return v ? QVariant(static_cast<double>(*v)) : QVariant(); };
     switch (column) {
@@ -144,14 +140,14 @@ QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const
     }
 }
 
-QVariant ComparisonModel::data(const QModelIndex& index, int role) const
-{
+QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     if (!m_report || !index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
         return {};
     const auto& run = m_report->backends[index.row()];
     switch (role) {
     case Qt::DisplayRole:
-        if (index.column() == Status && run.status == RunStatus::Running && !m_liveStatus[index.row()].isEmpty())
+        if (index.column() == Status && run.status == RunStatus::Running &&
+            !m_liveStatus[index.row()].isEmpty())
             return m_liveStatus[index.row()];
         return display(run, index.column());
     case SortRole:

@@ -31,17 +31,18 @@ namespace fusescope {
 namespace {
 
 const QStringList kDefaultBackends = {"eager", "aot_eager", "inductor"};
-const QStringList kModelChoices = {"demo:mlp", "demo:cnn", "demo:transformer", "hf:bert",
-                                   "hf:gpt2",  "hf:resnet", "hf:vit"};
+const QStringList kModelChoices = {"demo:mlp",  "demo:cnn", "demo:transformer", "hf:bert", "hf:gpt2",
+                                   "hf:resnet", "hf:vit"};
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
-    , m_families(createBackendFamilies())
-{
+    , m_families(createBackendFamilies()) {
     setWindowTitle("FuseScope");
     m_report = &m_empty;
     m_model = new ComparisonModel(this);
@@ -53,14 +54,12 @@ MainWindow::MainWindow(QWidget* parent)
     probeBackends();
 }
 
-MainWindow::~MainWindow()
-{
+MainWindow::~MainWindow() {
     if (m_session)
         m_session->cancel();
 }
 
-void MainWindow::buildActions()
-{
+void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
     auto* openModel = file->addAction(tr("Open &Model..."), this, &MainWindow::openModelDialog);
     openModel->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
@@ -79,8 +78,7 @@ void MainWindow::buildActions()
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
 }
 
-void MainWindow::buildLayout()
-{
+void MainWindow::buildLayout() {
     auto* toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName("runToolbar");
     toolbar->addWidget(new QLabel(tr(" Model: ")));
@@ -116,7 +114,8 @@ void MainWindow::buildLayout()
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::showDetails);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &MainWindow::showDetails);
 
     m_details = new QPlainTextEdit;
     m_details->setReadOnly(true);
@@ -139,8 +138,7 @@ void MainWindow::buildLayout()
     statusBar()->addPermanentWidget(m_progress);
 }
 
-void MainWindow::probeBackends()
-{
+void MainWindow::probeBackends() {
     // Listing backends starts a Python worker (seconds): do it off the UI thread and merge the
     // answer in when it arrives, unless the window is gone by then.
     QPointer<MainWindow> self(this);
@@ -177,8 +175,7 @@ void MainWindow::probeBackends()
     thread->start();
 }
 
-QStringList MainWindow::checkedBackends() const
-{
+QStringList MainWindow::checkedBackends() const {
     QStringList out;
     for (int i = 0; i < m_backendList->count(); ++i)
         if (m_backendList->item(i)->checkState() == Qt::Checked)
@@ -186,16 +183,14 @@ QStringList MainWindow::checkedBackends() const
     return out;
 }
 
-void MainWindow::setModelSpec(const QString& spec)
-{
+void MainWindow::setModelSpec(const QString& spec) {
     const int idx = m_modelCombo->findText(spec);
     if (idx < 0)
         m_modelCombo->insertItem(0, spec);
     m_modelCombo->setCurrentText(spec);
 }
 
-void MainWindow::setBackends(const QStringList& names)
-{
+void MainWindow::setBackends(const QStringList& names) {
     for (int i = 0; i < m_backendList->count(); ++i)
         m_backendList->item(i)->setCheckState(names.contains(m_backendList->item(i)->text()) ? Qt::Checked
                                                                                              : Qt::Unchecked);
@@ -208,8 +203,7 @@ void MainWindow::setBackends(const QStringList& names)
     }
 }
 
-void MainWindow::startRun()
-{
+void MainWindow::startRun() {
     if (isRunning())
         return;
     const QStringList backends = checkedBackends();
@@ -229,15 +223,17 @@ void MainWindow::startRun()
         m_model->backendChanged(row);
         m_statusLabel->setText(tr("Running %1...").arg(q(m_session->report().backends[row].name)));
     });
-    connect(m_session.get(), &CompareSession::backendEvent, this, [this, count = names.size()](int row,
-                                                                                               const StreamEvent& ev) {
-        if (ev.kind != StreamEvent::Kind::Progress)
-            return;
-        m_model->setLiveStatus(row, q(ev.phase) + (ev.fraction >= 0 ? QString(" %1%").arg(int(ev.fraction * 100)) : ""));
-        const double overall = (row + std::max(0.0, ev.fraction)) / double(count);
-        m_progress->setValue(int(overall * 1000));
-        m_statusLabel->setText(tr("%1: %2").arg(q(m_session->report().backends[row].name), q(ev.message)));
-    });
+    connect(m_session.get(), &CompareSession::backendEvent, this,
+            [this, count = names.size()](int row, const StreamEvent& ev) {
+                if (ev.kind != StreamEvent::Kind::Progress)
+                    return;
+                m_model->setLiveStatus(
+                    row, q(ev.phase) + (ev.fraction >= 0 ? QString(" %1%").arg(int(ev.fraction * 100)) : ""));
+                const double overall = (row + std::max(0.0, ev.fraction)) / double(count);
+                m_progress->setValue(int(overall * 1000));
+                m_statusLabel->setText(
+                    tr("%1: %2").arg(q(m_session->report().backends[row].name), q(ev.message)));
+            });
     connect(m_session.get(), &CompareSession::backendFinished, this, [this](int row) {
         m_model->backendChanged(row);
         showDetails();
@@ -259,16 +255,14 @@ void MainWindow::startRun()
     updateRunState();
 }
 
-void MainWindow::cancelRun()
-{
+void MainWindow::cancelRun() {
     if (isRunning()) {
         m_statusLabel->setText(tr("Cancelling..."));
         m_session->cancel();
     }
 }
 
-void MainWindow::updateRunState()
-{
+void MainWindow::updateRunState() {
     const bool running = isRunning();
     m_runAction->setEnabled(!running);
     m_cancelAction->setEnabled(running);
@@ -278,8 +272,7 @@ void MainWindow::updateRunState()
         m_progress->setValue(0);
 }
 
-bool MainWindow::openReport(const QString& path)
-{
+bool MainWindow::openReport(const QString& path) {
     auto loaded = readReport(path.toStdString());
     if (!loaded) {
         QMessageBox::warning(this, tr("Cannot open report"), q(loaded.error().message));
@@ -298,24 +291,21 @@ bool MainWindow::openReport(const QString& path)
     return true;
 }
 
-void MainWindow::openReportDialog()
-{
+void MainWindow::openReportDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Report"), QString(),
                                                       tr("FuseScope reports (*.fscope);;All files (*)"));
     if (!path.isEmpty())
         openReport(path);
 }
 
-void MainWindow::openModelDialog()
-{
+void MainWindow::openModelDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), QString(),
                                                       tr("Models (*.py *.pt);;All files (*)"));
     if (!path.isEmpty())
         setModelSpec(path);
 }
 
-void MainWindow::saveReportDialog()
-{
+void MainWindow::saveReportDialog() {
     QString path = QFileDialog::getSaveFileName(this, tr("Save Report"), m_reportPath,
                                                 tr("FuseScope reports (*.fscope)"));
     if (path.isEmpty())
@@ -330,8 +320,7 @@ void MainWindow::saveReportDialog()
     m_statusLabel->setText(tr("Saved %1").arg(path));
 }
 
-void MainWindow::showDetails()
-{
+void MainWindow::showDetails() {
     const QModelIndex current = m_proxy->mapToSource(m_table->currentIndex());
     if (!current.isValid() || current.row() >= static_cast<int>(m_report->backends.size())) {
         m_details->clear();
@@ -369,12 +358,12 @@ void MainWindow::showDetails()
     if (run.error && !run.error->traceback.empty())
         text += "\ntraceback:\n" + q(run.error->traceback);
     if (!run.log.empty())
-        text += "\nworker log (tail):\n" + q(run.log.size() > 4000 ? run.log.substr(run.log.size() - 4000) : run.log);
+        text += "\nworker log (tail):\n" +
+                q(run.log.size() > 4000 ? run.log.substr(run.log.size() - 4000) : run.log);
     m_details->setPlainText(text);
 }
 
-void MainWindow::closeEvent(QCloseEvent* event)
-{
+void MainWindow::closeEvent(QCloseEvent* event) {
     if (isRunning())
         m_session->cancel();
     event->accept();

@@ -5,7 +5,6 @@
 #include "model/Report.h"
 
 #include <QMainWindow>
-
 #include <memory>
 
 class QComboBox;

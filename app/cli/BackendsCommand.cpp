@@ -1,17 +1,14 @@
 #include "Commands.h"
 #include "ExitCodes.h"
-
 #include "Registry.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 namespace fusescope::cli {
 
-int runBackends(bool json)
-{
+int runBackends(bool json) {
     auto families = createBackendFamilies();
     std::vector<BackendInfo> all;
     for (auto& family : families) {
@@ -33,8 +30,8 @@ int runBackends(bool json)
     for (const auto& b : all)
         width = std::max(width, b.name.size());
     for (const auto& b : all) {
-        std::cout << b.name << std::string(width - b.name.size() + 2, ' ') << (b.available ? "available  " : "unavailable")
-                  << "  " << b.family;
+        std::cout << b.name << std::string(width - b.name.size() + 2, ' ')
+                  << (b.available ? "available  " : "unavailable") << "  " << b.family;
         if (!b.tags.empty()) {
             std::cout << " [";
             for (size_t i = 0; i < b.tags.size(); ++i)

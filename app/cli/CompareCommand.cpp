@@ -2,7 +2,6 @@
 #include "ComparisonTable.h"
 #include "ExitCodes.h"
 #include "ProgressPrinter.h"
-
 #include "Registry.h"
 #include "analysis/Summary.h"
 #include "capture/CompareSession.h"
@@ -10,7 +9,6 @@
 
 #include <QCoreApplication>
 #include <QTimer>
-
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -22,10 +20,11 @@ namespace {
 
 std::atomic<bool> g_interrupted{false};
 
-void onSignal(int) { g_interrupted = true; }
+void onSignal(int) {
+    g_interrupted = true;
+}
 
-void saveReport(const Report& report, const std::string& path, bool quiet)
-{
+void saveReport(const Report& report, const std::string& path, bool quiet) {
     if (path.empty())
         return;
     if (auto err = writeReport(report, path)) {
@@ -38,20 +37,19 @@ void saveReport(const Report& report, const std::string& path, bool quiet)
 
 } // namespace
 
-int runCompare(const CompareOptions& options)
-{
+int runCompare(const CompareOptions& options) {
     auto families = createBackendFamilies();
     CompareSession session(familyPointers(families));
     ProgressPrinter progress(static_cast<int>(options.backends.size()), !options.quiet);
 
-    QObject::connect(&session, &CompareSession::backendStarted, [&](int index) {
-        progress.started(index, options.backends[index]);
-    });
+    QObject::connect(&session, &CompareSession::backendStarted,
+                     [&](int index) { progress.started(index, options.backends[index]); });
     QObject::connect(&session, &CompareSession::backendEvent,
                      [&](int, const StreamEvent& ev) { progress.event(ev); });
     QObject::connect(&session, &CompareSession::backendFinished, [&](int index) {
         const auto& run = session.report().backends[index];
-        progress.finished(index, run.name, toString(run.status), run.error ? run.error->message : std::string());
+        progress.finished(index, run.name, toString(run.status),
+                          run.error ? run.error->message : std::string());
         // Saved after every backend: an interrupted or crashed session keeps what finished.
         if (!session.running() || index + 1 < static_cast<int>(options.backends.size()))
             saveReport(session.report(), options.out, true);

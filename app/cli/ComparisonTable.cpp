@@ -14,15 +14,13 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-std::string accuracyCell(const BackendRun& run)
-{
+std::string accuracyCell(const BackendRun& run) {
     if (!run.accuracy)
         return "-";
     return format::scientific(run.accuracy->maxAbs) + (run.accuracy->pass ? " pass" : " FAIL");
 }
 
-Row rowFor(const BackendRun& run)
-{
+Row rowFor(const BackendRun& run) {
     const auto stats = computeLatencyStats(run.compiledSamplesMs);
     const auto latency = stats.empty() ? std::optional<double>() : stats.median;
     const auto iqr = stats.empty() ? std::optional<double>() : stats.iqr();
@@ -42,10 +40,9 @@ Row rowFor(const BackendRun& run)
 
 } // namespace
 
-std::string comparisonTable(const Report& report)
-{
-    const Row header = {"backend",  "status",  "compile s", "median ms", "IQR ms", "speedup",
-                        "peak mem", "max|err|", "graphs",   "breaks",    "nodes",  "kernels"};
+std::string comparisonTable(const Report& report) {
+    const Row header = {"backend",  "status",   "compile s", "median ms", "IQR ms", "speedup",
+                        "peak mem", "max|err|", "graphs",    "breaks",    "nodes",  "kernels"};
     std::vector<Row> rows = {header};
     for (const auto& run : report.backends)
         rows.push_back(rowFor(run));

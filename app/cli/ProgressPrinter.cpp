@@ -8,12 +8,10 @@ namespace fusescope::cli {
 ProgressPrinter::ProgressPrinter(int backendCount, bool enabled)
     : m_count(backendCount)
     , m_enabled(enabled)
-    , m_tty(isatty(STDERR_FILENO) != 0)
-{
+    , m_tty(isatty(STDERR_FILENO) != 0) {
 }
 
-void ProgressPrinter::print(const std::string& line, bool transient)
-{
+void ProgressPrinter::print(const std::string& line, bool transient) {
     if (!m_enabled)
         return;
     if (m_tty) {
@@ -25,17 +23,16 @@ void ProgressPrinter::print(const std::string& line, bool transient)
     std::fflush(stderr);
 }
 
-void ProgressPrinter::started(int index, const std::string& backend)
-{
+void ProgressPrinter::started(int index, const std::string& backend) {
     m_index = index;
     m_backend = backend;
     m_phase.clear();
     m_clock.start();
-    print("[" + std::to_string(index + 1) + "/" + std::to_string(m_count) + "] " + backend + ": starting", false);
+    print("[" + std::to_string(index + 1) + "/" + std::to_string(m_count) + "] " + backend + ": starting",
+          false);
 }
 
-void ProgressPrinter::event(const StreamEvent& ev)
-{
+void ProgressPrinter::event(const StreamEvent& ev) {
     if (ev.kind == StreamEvent::Kind::Malformed) {
         print("[" + std::to_string(m_index + 1) + "/" + std::to_string(m_count) + "] " + m_backend +
                   ": protocol problem, " + ev.message,
@@ -49,8 +46,9 @@ void ProgressPrinter::event(const StreamEvent& ev)
         std::snprintf(pct, sizeof pct, "%3d%%", static_cast<int>(ev.fraction * 100 + 0.5));
     char elapsed[32];
     std::snprintf(elapsed, sizeof elapsed, "%.1f s", m_clock.elapsed() / 1000.0);
-    const std::string line = "[" + std::to_string(m_index + 1) + "/" + std::to_string(m_count) + "] " + m_backend +
-                             ": " + pct + " " + ev.phase + " " + elapsed + (ev.message.empty() ? "" : " - " + ev.message);
+    const std::string line = "[" + std::to_string(m_index + 1) + "/" + std::to_string(m_count) + "] " +
+                             m_backend + ": " + pct + " " + ev.phase + " " + elapsed +
+                             (ev.message.empty() ? "" : " - " + ev.message);
     // On a terminal every update redraws one line; in a log only phase changes are worth a line.
     const bool newPhase = ev.phase != m_phase;
     m_phase = ev.phase;
@@ -58,12 +56,11 @@ void ProgressPrinter::event(const StreamEvent& ev)
 }
 
 void ProgressPrinter::finished(int index, const std::string& backend, const std::string& status,
-                               const std::string& detail)
-{
+                               const std::string& detail) {
     char elapsed[32];
     std::snprintf(elapsed, sizeof elapsed, "%.1f s", m_clock.isValid() ? m_clock.elapsed() / 1000.0 : 0.0);
-    print("[" + std::to_string(index + 1) + "/" + std::to_string(m_count) + "] " + backend + ": " + status + " after " +
-              elapsed + (detail.empty() ? "" : " - " + detail),
+    print("[" + std::to_string(index + 1) + "/" + std::to_string(m_count) + "] " + backend + ": " + status +
+              " after " + elapsed + (detail.empty() ? "" : " - " + detail),
           false);
 }
 

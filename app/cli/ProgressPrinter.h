@@ -3,7 +3,6 @@
 #include "stream/WorkerStream.h"
 
 #include <QElapsedTimer>
-
 #include <string>
 
 namespace fusescope::cli {
@@ -16,7 +15,8 @@ public:
 
     void started(int index, const std::string& backend);
     void event(const StreamEvent& event);
-    void finished(int index, const std::string& backend, const std::string& status, const std::string& detail);
+    void finished(int index, const std::string& backend, const std::string& status,
+                  const std::string& detail);
 
 private:
     void print(const std::string& line, bool transient);

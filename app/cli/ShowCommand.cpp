@@ -1,7 +1,6 @@
 #include "Commands.h"
 #include "ComparisonTable.h"
 #include "ExitCodes.h"
-
 #include "analysis/Summary.h"
 #include "report/ReportFile.h"
 
@@ -10,8 +9,7 @@
 
 namespace fusescope::cli {
 
-int runShow(const std::string& path, bool json)
-{
+int runShow(const std::string& path, bool json) {
     auto report = readReport(path);
     if (!report) {
         std::fprintf(stderr, "error: %s\n", report.error().message.c_str());

@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <QCoreApplication>
-
 #include <sstream>
 
 using namespace fusescope;
@@ -12,8 +11,7 @@ using namespace fusescope::cli;
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& text)
-{
+std::vector<std::string> splitList(const std::string& text) {
     std::vector<std::string> out;
     std::stringstream in(text);
     std::string item;
@@ -25,8 +23,7 @@ std::vector<std::string> splitList(const std::string& text)
 
 } // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("fusescope-cli");
     QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
@@ -40,24 +37,30 @@ int main(int argc, char** argv)
     std::string mode;
     auto* cmp = cli.add_subcommand("compare", "Compile and measure MODEL with each backend");
     cmp->add_option("model", compare.model,
-                    "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:resnet | hf:vit | FILE.py | FILE.pt")
+                    "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:resnet | hf:vit | "
+                    "FILE.py | FILE.pt")
         ->required();
-    cmp->add_option("-b,--backends", backendList, "Comma-separated backends, in run order")->capture_default_str();
+    cmp->add_option("-b,--backends", backendList, "Comma-separated backends, in run order")
+        ->capture_default_str();
     cmp->add_option("-d,--device", compare.base.device, "cpu or cuda")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
-    cmp->add_option("-t,--timeout", compare.base.timeoutSeconds, "Seconds one backend may take before it is stopped")
+    cmp->add_option("-t,--timeout", compare.base.timeoutSeconds,
+                    "Seconds one backend may take before it is stopped")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     cmp->add_option("-o,--out", compare.out, "Write the report (.fscope) here, atomically");
     cmp->add_flag("--json", compare.json, "Print the machine-readable summary instead of the table");
     cmp->add_flag("-q,--quiet", compare.quiet, "No progress on stderr");
     cmp->add_option("--mode", mode, "torch.compile mode (default, reduce-overhead, max-autotune)");
-    cmp->add_option("--warmup", compare.base.measure.warmup, "Warm-up iterations per side")->capture_default_str();
-    cmp->add_option("--min-runs", compare.base.measure.minRuns, "Timed iterations at least")->capture_default_str();
+    cmp->add_option("--warmup", compare.base.measure.warmup, "Warm-up iterations per side")
+        ->capture_default_str();
+    cmp->add_option("--min-runs", compare.base.measure.minRuns, "Timed iterations at least")
+        ->capture_default_str();
     cmp->add_option("--min-time", compare.base.measure.minTimeSeconds, "Seconds of timed iterations at least")
         ->capture_default_str();
-    cmp->add_option("--max-runs", compare.base.measure.maxRuns, "Timed iterations at most")->capture_default_str();
+    cmp->add_option("--max-runs", compare.base.measure.maxRuns, "Timed iterations at most")
+        ->capture_default_str();
     cmp->add_option("--max-time", compare.base.measure.maxTimeSeconds, "Seconds of timed iterations at most")
         ->capture_default_str();
     cmp->add_flag("--warm-cache", compare.base.warmCache,
@@ -73,7 +76,8 @@ int main(int argc, char** argv)
     show->add_flag("--json", showJson, "Print the machine-readable summary");
 
     bool backendsJson = false;
-    auto* backends = cli.add_subcommand("backends", "List every backend known, available or not, and why not");
+    auto* backends =
+        cli.add_subcommand("backends", "List every backend known, available or not, and why not");
     backends->add_flag("--json", backendsJson, "Print JSON");
 
     try {
@@ -105,7 +109,8 @@ int main(int argc, char** argv)
                     while (std::getline(ds, d, 'x'))
                         shape.push_back(std::stoll(d));
                 } catch (const std::exception&) {
-                    std::fprintf(stderr, "error: --inputs: '%s' is not a shape like 4x16:float32\n", item.c_str());
+                    std::fprintf(stderr, "error: --inputs: '%s' is not a shape like 4x16:float32\n",
+                                 item.c_str());
                     return kExitUsage;
                 }
                 spec.push_back({{"shape", shape}, {"dtype", dtype}});

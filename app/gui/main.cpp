@@ -6,8 +6,7 @@
 #include <QFileInfo>
 #include <QTimer>
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("FuseScope");
     QApplication::setApplicationVersion(FUSESCOPE_VERSION);
@@ -16,12 +15,13 @@ int main(int argc, char** argv)
     parser.setApplicationDescription("Compare torch.compile backends on a model.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("input", "A model (demo:transformer, model.py, model.pt) or a .fscope report");
+    parser.addPositionalArgument("input",
+                                 "A model (demo:transformer, model.py, model.pt) or a .fscope report");
     QCommandLineOption backends({"b", "backends"}, "Comma-separated backends to select", "list",
                                 "eager,aot_eager,inductor");
     QCommandLineOption run("run", "Start the comparison at once");
-    QCommandLineOption screenshot("screenshot", "Save a PNG of the window after the run and quit (for docs/tests)",
-                                  "file");
+    QCommandLineOption screenshot("screenshot",
+                                  "Save a PNG of the window after the run and quit (for docs/tests)", "file");
     parser.addOptions({backends, run, screenshot});
     parser.process(app);
 

@@ -7,9 +7,7 @@ namespace fusescope::format {
 
 namespace {
 
-template <typename... Args>
-std::string printf(const char* fmt, Args... args)
-{
+template <typename... Args> std::string printf(const char* fmt, Args... args) {
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, args...);
     return buf;
@@ -17,8 +15,7 @@ std::string printf(const char* fmt, Args... args)
 
 } // namespace
 
-std::string bytes(std::optional<int64_t> value)
-{
+std::string bytes(std::optional<int64_t> value) {
     if (!value)
         return "-";
     const double v = static_cast<double>(*value);
@@ -32,8 +29,7 @@ std::string bytes(std::optional<int64_t> value)
     return printf("%.2f GiB", v / (1024.0 * 1024 * 1024));
 }
 
-std::string milliseconds(std::optional<double> value)
-{
+std::string milliseconds(std::optional<double> value) {
     if (!value)
         return "-";
     if (*value >= 100)
@@ -43,12 +39,20 @@ std::string milliseconds(std::optional<double> value)
     return printf("%.4f", *value);
 }
 
-std::string seconds(std::optional<double> value) { return value ? printf("%.2f", *value) : "-"; }
+std::string seconds(std::optional<double> value) {
+    return value ? printf("%.2f", *value) : "-";
+}
 
-std::string ratio(std::optional<double> value) { return value ? printf("%.2fx", *value) : "-"; }
+std::string ratio(std::optional<double> value) {
+    return value ? printf("%.2fx", *value) : "-";
+}
 
-std::string scientific(std::optional<double> value) { return value ? printf("%.1e", *value) : "-"; }
+std::string scientific(std::optional<double> value) {
+    return value ? printf("%.1e", *value) : "-";
+}
 
-std::string count(std::optional<int> value) { return value ? std::to_string(*value) : "-"; }
+std::string count(std::optional<int> value) {
+    return value ? std::to_string(*value) : "-";
+}
 
 } // namespace fusescope::format

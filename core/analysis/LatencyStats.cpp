@@ -8,8 +8,7 @@ namespace fusescope {
 
 namespace {
 
-double percentileSorted(const std::vector<double>& sorted, double p)
-{
+double percentileSorted(const std::vector<double>& sorted, double p) {
     const double pos = p * static_cast<double>(sorted.size() - 1);
     const auto lo = static_cast<size_t>(pos);
     const size_t hi = std::min(lo + 1, sorted.size() - 1);
@@ -19,8 +18,7 @@ double percentileSorted(const std::vector<double>& sorted, double p)
 
 } // namespace
 
-LatencyStats computeLatencyStats(std::span<const double> samplesMs)
-{
+LatencyStats computeLatencyStats(std::span<const double> samplesMs) {
     LatencyStats s;
     if (samplesMs.empty())
         return s;

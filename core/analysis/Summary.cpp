@@ -8,8 +8,7 @@ namespace fusescope {
 
 using nlohmann::json;
 
-std::optional<double> speedupOverEager(const BackendRun& run)
-{
+std::optional<double> speedupOverEager(const BackendRun& run) {
     if (run.status != RunStatus::Ok || run.eagerSamplesMs.empty() || run.compiledSamplesMs.empty())
         return std::nullopt;
     const double compiled = computeLatencyStats(run.compiledSamplesMs).median;
@@ -18,8 +17,7 @@ std::optional<double> speedupOverEager(const BackendRun& run)
     return computeLatencyStats(run.eagerSamplesMs).median / compiled;
 }
 
-StageCounts stageCounts(const StageGraph& stage)
-{
+StageCounts stageCounts(const StageGraph& stage) {
     StageCounts c;
     c.nodes = stage.computeNodeCount();
     if (stage.fusion == "after")
@@ -29,33 +27,28 @@ StageCounts stageCounts(const StageGraph& stage)
 
 namespace {
 
-const StageGraph* firstOkStage(const BackendRun& run, const std::string& fusion)
-{
+const StageGraph* firstOkStage(const BackendRun& run, const std::string& fusion) {
     for (const auto& s : run.stages)
         if (s.status == StageStatus::Ok && s.fusion == fusion)
             return &s;
     return nullptr;
 }
 
-json latencyJson(const std::vector<double>& samples)
-{
+json latencyJson(const std::vector<double>& samples) {
     if (samples.empty())
         return nullptr;
     const auto s = computeLatencyStats(samples);
-    return {{"median", s.median}, {"iqr", s.iqr()}, {"q1", s.q1}, {"q3", s.q3},
+    return {{"median", s.median}, {"iqr", s.iqr()}, {"q1", s.q1},     {"q3", s.q3},
             {"min", s.min},       {"max", s.max},   {"mean", s.mean}, {"n", s.n}};
 }
 
-template <typename T>
-json orNull(const std::optional<T>& v)
-{
+template <typename T> json orNull(const std::optional<T>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
 } // namespace
 
-std::optional<int> nodesBeforeFusion(const BackendRun& run)
-{
+std::optional<int> nodesBeforeFusion(const BackendRun& run) {
     if (const auto* s = firstOkStage(run, "before"))
         return s->computeNodeCount();
     // Backends without a fusion pass: the graph they run is the Dynamo graph(s).
@@ -69,8 +62,7 @@ std::optional<int> nodesBeforeFusion(const BackendRun& run)
     return any ? std::optional<int>(total) : std::nullopt;
 }
 
-std::optional<int> kernelsAfterFusion(const BackendRun& run)
-{
+std::optional<int> kernelsAfterFusion(const BackendRun& run) {
     int total = 0;
     bool any = false;
     for (const auto& s : run.stages)
@@ -81,14 +73,14 @@ std::optional<int> kernelsAfterFusion(const BackendRun& run)
     return any ? std::optional<int>(total) : std::nullopt;
 }
 
-json summaryJson(const Report& report)
-{
+json summaryJson(const Report& report) {
     json backends = json::array();
     for (const auto& run : report.backends) {
         json b = {{"name", run.name}, {"family", run.family}};
         // `pending`/`running` never reach a summary of a finished run; a run cut short is failed.
         std::string status = toString(run.status);
-        if (run.status == RunStatus::Pending || run.status == RunStatus::Running || run.status == RunStatus::Cancelled)
+        if (run.status == RunStatus::Pending || run.status == RunStatus::Running ||
+            run.status == RunStatus::Cancelled)
             status = "failed";
         b["status"] = status;
         b["error"] = run.error ? json(run.error->code + ": " + run.error->message) : json(nullptr);
@@ -101,9 +93,9 @@ json summaryJson(const Report& report)
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
         if (run.accuracy)
-            b["accuracy"] = {{"max_abs", run.accuracy->maxAbs}, {"max_rel", run.accuracy->maxRel},
-                             {"cosine", run.accuracy->cosine},  {"rmse", run.accuracy->rmse},
-                             {"pass", run.accuracy->pass},      {"rule", run.accuracy->rule},
+            b["accuracy"] = {{"max_abs", run.accuracy->maxAbs},     {"max_rel", run.accuracy->maxRel},
+                             {"cosine", run.accuracy->cosine},      {"rmse", run.accuracy->rmse},
+                             {"pass", run.accuracy->pass},          {"rule", run.accuracy->rule},
                              {"tolerance", run.accuracy->tolerance}};
         else
             b["accuracy"] = nullptr;
@@ -114,7 +106,8 @@ json summaryJson(const Report& report)
         json stages = json::array();
         for (const auto& s : run.stages) {
             const auto c = stageCounts(s);
-            json st = {{"name", s.name}, {"graph", s.graph}, {"status", toString(s.status)}, {"nodes", c.nodes}};
+            json st = {
+                {"name", s.name}, {"graph", s.graph}, {"status", toString(s.status)}, {"nodes", c.nodes}};
             st["kernels"] = orNull(c.kernels);
             if (s.status != StageStatus::Ok)
                 st["reason"] = s.reason;
@@ -130,7 +123,8 @@ json summaryJson(const Report& report)
             {"torch", report.environment.torch},
             {"python", report.environment.python},
             {"created", report.created},
-            {"completion", [&] {
+            {"completion",
+             [&] {
                  switch (completionOf(report)) {
                  case Completion::Complete:
                      return "complete";
@@ -144,8 +138,7 @@ json summaryJson(const Report& report)
             {"backends", std::move(backends)}};
 }
 
-Completion completionOf(const Report& report)
-{
+Completion completionOf(const Report& report) {
     const auto ok = std::count_if(report.backends.begin(), report.backends.end(),
                                   [](const BackendRun& r) { return r.status == RunStatus::Ok; });
     if (!report.backends.empty() && ok == static_cast<long>(report.backends.size()))

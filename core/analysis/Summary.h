@@ -3,7 +3,6 @@
 #include "model/Report.h"
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 
 namespace fusescope {

@@ -5,7 +5,6 @@
 #include "stream/WorkerStream.h"
 
 #include <QObject>
-
 #include <memory>
 #include <string>
 #include <vector>

@@ -5,30 +5,26 @@
 
 namespace fusescope {
 
-std::string utcTimestamp()
-{
+std::string utcTimestamp() {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
 }
 
 CompareSession::CompareSession(std::vector<BackendFamily*> families, QObject* parent)
     : QObject(parent)
-    , m_families(std::move(families))
-{
+    , m_families(std::move(families)) {
     qRegisterMetaType<fusescope::StreamEvent>();
 }
 
 CompareSession::~CompareSession() = default;
 
-BackendFamily* CompareSession::familyFor(const std::string& backend) const
-{
+BackendFamily* CompareSession::familyFor(const std::string& backend) const {
     for (auto* family : m_families)
         if (family->handles(backend))
             return family;
     return nullptr;
 }
 
-void CompareSession::start(const std::vector<std::string>& backends, const RunRequest& base)
-{
+void CompareSession::start(const std::vector<std::string>& backends, const RunRequest& base) {
     m_backends = backends;
     m_base = base;
     m_cancelled = false;
@@ -57,20 +53,19 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
     QTimer::singleShot(0, this, &CompareSession::startNext);
 }
 
-const BackendRun* CompareSession::liveRun() const
-{
+const BackendRun* CompareSession::liveRun() const {
     return m_job ? &m_job->run() : nullptr;
 }
 
-void CompareSession::startNext()
-{
+void CompareSession::startNext() {
     ++m_current;
     if (m_current >= static_cast<int>(m_backends.size()) || m_cancelled) {
         for (size_t i = std::max(m_current, 0); i < m_report.backends.size(); ++i) {
             auto& run = m_report.backends[i];
             if (!run.finished()) {
                 run.status = RunStatus::Cancelled;
-                run.error = RunError{"cancelled", "backend " + run.name + ": cancelled before it started", {}, {}};
+                run.error =
+                    RunError{"cancelled", "backend " + run.name + ": cancelled before it started", {}, {}};
             }
         }
         m_current = -1;
@@ -86,8 +81,8 @@ void CompareSession::startNext()
     if (!family) {
         auto& run = m_report.backends[index];
         run.status = RunStatus::Unavailable;
-        run.error = RunError{"backend_unavailable", "backend " + request.backend + ": no backend family handles it",
-                             {}, {}};
+        run.error = RunError{
+            "backend_unavailable", "backend " + request.backend + ": no backend family handles it", {}, {}};
         emit backendFinished(index);
         QTimer::singleShot(0, this, &CompareSession::startNext);
         return;
@@ -100,8 +95,7 @@ void CompareSession::startNext()
     m_job->start();
 }
 
-void CompareSession::onJobFinished()
-{
+void CompareSession::onJobFinished() {
     if (!m_job)
         return;
     const int index = m_current;
@@ -120,13 +114,11 @@ void CompareSession::onJobFinished()
     startNext();
 }
 
-bool isModelError(const std::string& code)
-{
+bool isModelError(const std::string& code) {
     return code == "model_not_found" || code == "model_invalid" || code == "model_failed";
 }
 
-void CompareSession::skipRemainingAfterModelError(int failedIndex)
-{
+void CompareSession::skipRemainingAfterModelError(int failedIndex) {
     // The model is loaded the same way for every backend: once it failed to load, every other
     // backend would fail identically, each after a Python start-up. Record that instead.
     const auto& cause = *m_report.backends[failedIndex].error;
@@ -136,14 +128,14 @@ void CompareSession::skipRemainingAfterModelError(int failedIndex)
         run.error = RunError{cause.code,
                              "backend " + run.name + ": not run, the model failed in backend " +
                                  m_report.backends[failedIndex].name + "'s run: " + cause.message,
-                             cause.file, {}};
+                             cause.file,
+                             {}};
         emit backendFinished(static_cast<int>(i));
     }
     m_current = static_cast<int>(m_report.backends.size()) - 1;
 }
 
-void CompareSession::cancel()
-{
+void CompareSession::cancel() {
     if (!m_running)
         return;
     m_cancelled = true;

@@ -2,8 +2,7 @@
 
 namespace fusescope {
 
-nlohmann::json RunRequest::toProtocol(const std::string& id) const
-{
+nlohmann::json RunRequest::toProtocol(const std::string& id) const {
     return {{"type", "run"},
             {"id", id},
             {"model", model},

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace fusescope {
@@ -25,7 +24,7 @@ struct RunRequest {
     MeasureSettings measure;
     bool captureStages = true;
     bool captureCode = true;
-    bool warmCache = false;    // reuse compile caches: faster, but compile time is then not cold
+    bool warmCache = false;      // reuse compile caches: faster, but compile time is then not cold
     double timeoutSeconds = 900; // the whole run, load to result
 
     // The `run` request line of docs/protocol.md.

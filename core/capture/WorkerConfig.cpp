@@ -15,8 +15,7 @@ namespace fusescope {
 
 namespace {
 
-QString installedWorkerDir()
-{
+QString installedWorkerDir() {
     // An installed FuseScope keeps the worker in <prefix>/share/fusescope/worker.
     const QString appDir = QCoreApplication::instance() ? QCoreApplication::applicationDirPath() : QString();
     if (appDir.isEmpty())
@@ -27,8 +26,7 @@ QString installedWorkerDir()
 
 } // namespace
 
-WorkerConfig WorkerConfig::fromEnvironment()
-{
+WorkerConfig WorkerConfig::fromEnvironment() {
     WorkerConfig config;
     config.environment = QProcessEnvironment::systemEnvironment();
     config.python = config.environment.value("FUSESCOPE_PYTHON", QStringLiteral(FUSESCOPE_DEFAULT_PYTHON));

@@ -9,8 +9,7 @@ namespace {
 
 constexpr size_t kStderrTailBytes = 64 * 1024;
 
-std::string lastLines(const std::string& text, int count)
-{
+std::string lastLines(const std::string& text, int count) {
     size_t pos = text.size();
     while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == '\r'))
         --pos;
@@ -31,8 +30,7 @@ WorkerJob::WorkerJob(WorkerConfig config, RunRequest request, std::string family
     : BackendJob(parent)
     , m_config(std::move(config))
     , m_request(std::move(request))
-    , m_stream(m_run)
-{
+    , m_stream(m_run) {
     m_run.name = m_request.backend;
     m_run.family = std::move(family);
     m_run.options = m_request.options;
@@ -44,8 +42,7 @@ WorkerJob::WorkerJob(WorkerConfig config, RunRequest request, std::string family
     connect(&m_process, &QProcess::errorOccurred, this, &WorkerJob::onProcessError);
 }
 
-WorkerJob::~WorkerJob()
-{
+WorkerJob::~WorkerJob() {
     // Never leave an orphan worker behind, whatever the owner does.
     m_process.disconnect(this);
     if (m_process.state() != QProcess::NotRunning) {
@@ -54,8 +51,7 @@ WorkerJob::~WorkerJob()
     }
 }
 
-void WorkerJob::start()
-{
+void WorkerJob::start() {
     m_run.status = RunStatus::Running;
     m_clock.start();
     m_process.setProcessEnvironment(m_config.environment);
@@ -68,16 +64,14 @@ void WorkerJob::start()
     m_process.write(line.data(), static_cast<qint64>(line.size()));
 }
 
-void WorkerJob::cancel()
-{
+void WorkerJob::cancel() {
     if (m_finalized)
         return;
     m_cancelled = true;
     stopProcess();
 }
 
-void WorkerJob::stopProcess()
-{
+void WorkerJob::stopProcess() {
     if (m_process.state() == QProcess::NotRunning) {
         finalize();
         return;
@@ -90,58 +84,50 @@ void WorkerJob::stopProcess()
     });
 }
 
-void WorkerJob::onTimeout()
-{
+void WorkerJob::onTimeout() {
     m_timedOut = true;
     stopProcess();
 }
 
-void WorkerJob::readStdout()
-{
+void WorkerJob::readStdout() {
     const QByteArray bytes = m_process.readAllStandardOutput();
     emitEvents(m_stream.feed(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size()))));
 }
 
-void WorkerJob::readStderr()
-{
+void WorkerJob::readStderr() {
     const QByteArray bytes = m_process.readAllStandardError();
     m_stderrTail.append(bytes.constData(), static_cast<size_t>(bytes.size()));
     if (m_stderrTail.size() > kStderrTailBytes)
         m_stderrTail.erase(0, m_stderrTail.size() - kStderrTailBytes);
 }
 
-void WorkerJob::emitEvents(const std::vector<StreamEvent>& events)
-{
+void WorkerJob::emitEvents(const std::vector<StreamEvent>& events) {
     for (const auto& ev : events)
         emit event(ev);
 }
 
-void WorkerJob::onProcessError(QProcess::ProcessError error)
-{
+void WorkerJob::onProcessError(QProcess::ProcessError error) {
     if (error == QProcess::FailedToStart) {
-        fail("worker_start_failed", "cannot start the capture worker with Python '" + m_config.python.toStdString() +
-                                        "': " + m_process.errorString().toStdString() +
-                                        ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.");
+        fail("worker_start_failed",
+             "cannot start the capture worker with Python '" + m_config.python.toStdString() + "': " +
+                 m_process.errorString().toStdString() + ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.");
         finalize();
     }
 }
 
-void WorkerJob::onProcessFinished(int, QProcess::ExitStatus)
-{
+void WorkerJob::onProcessFinished(int, QProcess::ExitStatus) {
     readStdout();
     readStderr();
     finalize();
 }
 
-void WorkerJob::fail(const std::string& code, const std::string& message)
-{
+void WorkerJob::fail(const std::string& code, const std::string& message) {
     m_run.status = RunStatus::Failed;
     if (!m_run.error)
         m_run.error = RunError{code, message, {}, {}};
 }
 
-void WorkerJob::finalize()
-{
+void WorkerJob::finalize() {
     if (m_finalized)
         return;
     m_finalized = true;
@@ -156,15 +142,17 @@ void WorkerJob::finalize()
         m_run.error = RunError{"cancelled", backend + ": cancelled by the user", {}, {}};
     } else if (m_timedOut && !m_stream.resultSeen()) {
         m_run.status = RunStatus::Failed;
-        m_run.error = RunError{"worker_timeout",
-                               backend + ": no result within the " + std::to_string(int(m_request.timeoutSeconds)) +
-                                   " s timeout; the worker was stopped (raise it with --timeout)",
-                               {},
-                               {}};
+        m_run.error =
+            RunError{"worker_timeout",
+                     backend + ": no result within the " + std::to_string(int(m_request.timeoutSeconds)) +
+                         " s timeout; the worker was stopped (raise it with --timeout)",
+                     {},
+                     {}};
     } else if (m_run.error && m_run.error->code == "worker_start_failed") {
         // already described
-    } else if (m_stream.fatal() || (!m_stream.handshakeSeen() && m_process.exitStatus() == QProcess::NormalExit &&
-                                    m_process.exitCode() == 0)) {
+    } else if (m_stream.fatal() ||
+               (!m_stream.handshakeSeen() && m_process.exitStatus() == QProcess::NormalExit &&
+                m_process.exitCode() == 0)) {
         const auto& problems = m_stream.problems();
         fail("protocol_error", backend + ": the worker's output broke the protocol (" +
                                    (problems.empty() ? std::string("no handshake") : problems.front()) + ")");
@@ -174,7 +162,8 @@ void WorkerJob::finalize()
             // QProcess hides the signal number; the exit code of a crashed process is meaningless.
             how = "the worker crashed (killed by a signal)";
         } else {
-            how = "the worker exited with code " + std::to_string(m_process.exitCode()) + " before reporting a result";
+            how = "the worker exited with code " + std::to_string(m_process.exitCode()) +
+                  " before reporting a result";
         }
         const std::string tail = lastLines(m_stderrTail, 3);
         fail("worker_crashed", backend + ": " + how + (tail.empty() ? "" : "; its last words: " + tail));
@@ -186,8 +175,7 @@ void WorkerJob::finalize()
     emit finished();
 }
 
-WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs)
-{
+WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs) {
     WorkerQueryResult out;
     QProcess process;
     process.setProcessEnvironment(config.environment);

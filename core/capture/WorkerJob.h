@@ -6,7 +6,6 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QTimer>
-
 #include <memory>
 
 namespace fusescope {

@@ -6,13 +6,12 @@
 
 namespace fusescope {
 
-using nlohmann::json;
 using jsonutil::optional;
 using jsonutil::orNull;
 using jsonutil::valueOr;
+using nlohmann::json;
 
-const char* toString(RunStatus status)
-{
+const char* toString(RunStatus status) {
     switch (status) {
     case RunStatus::Pending:
         return "pending";
@@ -30,23 +29,20 @@ const char* toString(RunStatus status)
     return "failed";
 }
 
-RunStatus runStatusFromString(const std::string& text)
-{
-    for (auto s : {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed, RunStatus::Unavailable,
-                   RunStatus::Cancelled})
+RunStatus runStatusFromString(const std::string& text) {
+    for (auto s : {RunStatus::Pending, RunStatus::Running, RunStatus::Ok, RunStatus::Failed,
+                   RunStatus::Unavailable, RunStatus::Cancelled})
         if (text == toString(s))
             return s;
     return RunStatus::Failed;
 }
 
-const StageGraph* BackendRun::findStage(const std::string& key) const
-{
+const StageGraph* BackendRun::findStage(const std::string& key) const {
     auto it = std::find_if(stages.begin(), stages.end(), [&](const StageGraph& s) { return s.key() == key; });
     return it == stages.end() ? nullptr : &*it;
 }
 
-void to_json(json& j, const ModelInfo& m)
-{
+void to_json(json& j, const ModelInfo& m) {
     json inputs = json::array();
     for (const auto& in : m.inputs)
         inputs.push_back({{"shape", in.shape}, {"dtype", in.dtype}});
@@ -57,8 +53,7 @@ void to_json(json& j, const ModelInfo& m)
          {"inputs", std::move(inputs)}};
 }
 
-void from_json(const json& j, ModelInfo& m)
-{
+void from_json(const json& j, ModelInfo& m) {
     m.name = valueOr<std::string>(j, "name", "");
     m.source = valueOr<std::string>(j, "source", "");
     m.className = valueOr<std::string>(j, "class", "");
@@ -76,14 +71,12 @@ void from_json(const json& j, ModelInfo& m)
     }
 }
 
-void to_json(json& j, const Accuracy& a)
-{
-    j = {{"max_abs", a.maxAbs}, {"max_rel", a.maxRel}, {"cosine", a.cosine},   {"rmse", a.rmse},
+void to_json(json& j, const Accuracy& a) {
+    j = {{"max_abs", a.maxAbs}, {"max_rel", a.maxRel}, {"cosine", a.cosine},      {"rmse", a.rmse},
          {"pass", a.pass},      {"rule", a.rule},      {"tolerance", a.tolerance}};
 }
 
-void from_json(const json& j, Accuracy& a)
-{
+void from_json(const json& j, Accuracy& a) {
     a.maxAbs = valueOr<double>(j, "max_abs", 0);
     a.maxRel = valueOr<double>(j, "max_rel", 0);
     a.cosine = valueOr<double>(j, "cosine", 0);
@@ -93,8 +86,7 @@ void from_json(const json& j, Accuracy& a)
     a.tolerance = valueOr<double>(j, "tolerance", 0);
 }
 
-void to_json(json& j, const BackendRun& r)
-{
+void to_json(json& j, const BackendRun& r) {
     j = {{"name", r.name}, {"family", r.family}, {"status", toString(r.status)}};
     if (r.error)
         j["error"] = {{"code", r.error->code},
@@ -129,8 +121,7 @@ void to_json(json& j, const BackendRun& r)
     j["log"] = r.log;
 }
 
-void from_json(const json& j, BackendRun& r)
-{
+void from_json(const json& j, BackendRun& r) {
     r.name = j.at("name").get<std::string>();
     r.family = valueOr<std::string>(j, "family", "torch_compile");
     r.status = runStatusFromString(valueOr<std::string>(j, "status", "failed"));
@@ -156,8 +147,8 @@ void from_json(const json& j, BackendRun& r)
     r.breakReasons.clear();
     if (auto it = j.find("break_reasons"); it != j.end() && it->is_array())
         for (const auto& b : *it)
-            r.breakReasons.push_back({valueOr<std::string>(b, "reason", ""), valueOr<std::string>(b, "file", ""),
-                                      valueOr<int>(b, "line", 0)});
+            r.breakReasons.push_back({valueOr<std::string>(b, "reason", ""),
+                                      valueOr<std::string>(b, "file", ""), valueOr<int>(b, "line", 0)});
     r.stages = valueOr<std::vector<StageGraph>>(j, "stages", {});
     r.code.clear();
     if (auto it = j.find("code"); it != j.end() && it->is_array())

@@ -2,9 +2,8 @@
 
 #include "StageGraph.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,8 +94,7 @@ struct BackendRun {
     nlohmann::json options = nlohmann::json::object();
     std::string log; // tail of the worker's stderr
 
-    bool finished() const
-    {
+    bool finished() const {
         return status == RunStatus::Ok || status == RunStatus::Failed || status == RunStatus::Unavailable ||
                status == RunStatus::Cancelled;
     }

@@ -6,28 +6,25 @@
 
 namespace fusescope {
 
-using nlohmann::json;
 using jsonutil::valueOr;
+using nlohmann::json;
 
-BackendRun* Report::findBackend(const std::string& name)
-{
-    auto it = std::find_if(backends.begin(), backends.end(), [&](const BackendRun& r) { return r.name == name; });
+BackendRun* Report::findBackend(const std::string& name) {
+    auto it =
+        std::find_if(backends.begin(), backends.end(), [&](const BackendRun& r) { return r.name == name; });
     return it == backends.end() ? nullptr : &*it;
 }
 
-const BackendRun* Report::findBackend(const std::string& name) const
-{
+const BackendRun* Report::findBackend(const std::string& name) const {
     return const_cast<Report*>(this)->findBackend(name);
 }
 
-void to_json(json& j, const WorkerEnvironment& e)
-{
-    j = {{"protocol", e.protocolVersion}, {"worker", e.worker}, {"python", e.python},
-         {"torch", e.torch},              {"devices", e.devices}, {"cuda", e.cuda}};
+void to_json(json& j, const WorkerEnvironment& e) {
+    j = {{"protocol", e.protocolVersion}, {"worker", e.worker}, {"python", e.python}, {"torch", e.torch},
+         {"devices", e.devices},          {"cuda", e.cuda}};
 }
 
-void from_json(const json& j, WorkerEnvironment& e)
-{
+void from_json(const json& j, WorkerEnvironment& e) {
     // A report stores the version as "protocol"; the handshake names the protocol there and
     // carries the version in "version".
     const auto protocol = j.find("protocol");
@@ -40,22 +37,14 @@ void from_json(const json& j, WorkerEnvironment& e)
     e.cuda = valueOr<json>(j, "cuda", nullptr);
 }
 
-void to_json(json& j, const Report& r)
-{
-    j = {{"format", kReportFormatName},
-         {"schema", r.schema},
-         {"created", r.created},
-         {"generator", r.generator},
-         {"model_spec", r.modelSpec},
-         {"model", r.model},
-         {"device", r.device},
-         {"environment", r.environment},
-         {"settings", r.settings},
+void to_json(json& j, const Report& r) {
+    j = {{"format", kReportFormatName}, {"schema", r.schema},           {"created", r.created},
+         {"generator", r.generator},    {"model_spec", r.modelSpec},    {"model", r.model},
+         {"device", r.device},          {"environment", r.environment}, {"settings", r.settings},
          {"backends", r.backends}};
 }
 
-void from_json(const json& j, Report& r)
-{
+void from_json(const json& j, Report& r) {
     r.schema = j.at("schema").get<int>();
     r.created = valueOr<std::string>(j, "created", "");
     r.generator = valueOr<std::string>(j, "generator", "");

@@ -3,7 +3,6 @@
 #include "BackendRun.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 

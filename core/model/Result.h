@@ -15,11 +15,12 @@ struct Error {
 };
 
 // Either a value or an Error. Small on purpose: std::expected needs C++23.
-template <typename T>
-class Result {
+template <typename T> class Result {
 public:
-    Result(T value) : m_data(std::move(value)) {}
-    Result(Error error) : m_data(std::move(error)) {}
+    Result(T value)
+        : m_data(std::move(value)) {}
+    Result(Error error)
+        : m_data(std::move(error)) {}
 
     bool ok() const { return std::holds_alternative<T>(m_data); }
     explicit operator bool() const { return ok(); }

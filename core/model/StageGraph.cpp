@@ -2,9 +2,8 @@
 
 #include "JsonUtil.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace fusescope {
 
@@ -14,8 +13,7 @@ namespace {
 
 using jsonutil::valueOr;
 
-std::vector<std::string> shapeToStrings(const json& shape)
-{
+std::vector<std::string> shapeToStrings(const json& shape) {
     std::vector<std::string> dims;
     if (!shape.is_array())
         return dims;
@@ -25,8 +23,7 @@ std::vector<std::string> shapeToStrings(const json& shape)
     return dims;
 }
 
-json shapeToJson(const std::vector<std::string>& dims)
-{
+json shapeToJson(const std::vector<std::string>& dims) {
     json out = json::array();
     for (const auto& d : dims) {
         // Integral sizes round-trip as numbers, symbolic ones (s0, 2*s1) as strings.
@@ -41,8 +38,7 @@ json shapeToJson(const std::vector<std::string>& dims)
     return out;
 }
 
-void nodeFromJson(const json& j, GraphNode& n)
-{
+void nodeFromJson(const json& j, GraphNode& n) {
     n.id = j.at("id").get<std::string>();
     n.name = valueOr<std::string>(j, "name", n.id);
     n.op = valueOr<std::string>(j, "op", "");
@@ -65,8 +61,7 @@ void nodeFromJson(const json& j, GraphNode& n)
     n.origins = valueOr<std::vector<std::string>>(j, "origins", {});
 }
 
-json nodeToJson(const GraphNode& n)
-{
+json nodeToJson(const GraphNode& n) {
     json j = {{"id", n.id}, {"name", n.name}, {"op", n.op}, {"kind", n.kind}, {"category", n.category}};
     json shapes = json::array();
     for (const auto& s : n.shapes)
@@ -86,34 +81,30 @@ json nodeToJson(const GraphNode& n)
 
 } // namespace
 
-bool GraphNode::isCompute() const
-{
+bool GraphNode::isCompute() const {
     return kind != "placeholder" && kind != "output" && kind != "get_attr" && kind != "nop";
 }
 
-int StageGraph::computeNodeCount() const
-{
-    return static_cast<int>(std::count_if(nodes.begin(), nodes.end(), [](const GraphNode& n) { return n.isCompute(); }));
+int StageGraph::computeNodeCount() const {
+    return static_cast<int>(
+        std::count_if(nodes.begin(), nodes.end(), [](const GraphNode& n) { return n.isCompute(); }));
 }
 
-int StageGraph::kernelCount() const
-{
-    return static_cast<int>(std::count_if(groups.begin(), groups.end(), [](const FusionGroup& g) { return g.isKernel(); }));
+int StageGraph::kernelCount() const {
+    return static_cast<int>(
+        std::count_if(groups.begin(), groups.end(), [](const FusionGroup& g) { return g.isKernel(); }));
 }
 
-std::string StageGraph::key() const
-{
+std::string StageGraph::key() const {
     return graph == 0 ? name : name + "#" + std::to_string(graph);
 }
 
-const GraphNode* StageGraph::findNode(const std::string& id) const
-{
+const GraphNode* StageGraph::findNode(const std::string& id) const {
     auto it = std::find_if(nodes.begin(), nodes.end(), [&](const GraphNode& n) { return n.id == id; });
     return it == nodes.end() ? nullptr : &*it;
 }
 
-const char* toString(StageStatus status)
-{
+const char* toString(StageStatus status) {
     switch (status) {
     case StageStatus::Ok:
         return "ok";
@@ -125,8 +116,7 @@ const char* toString(StageStatus status)
     return "failed";
 }
 
-StageStatus stageStatusFromString(const std::string& text)
-{
+StageStatus stageStatusFromString(const std::string& text) {
     if (text == "ok")
         return StageStatus::Ok;
     if (text == "unsupported")
@@ -134,10 +124,13 @@ StageStatus stageStatusFromString(const std::string& text)
     return StageStatus::Failed;
 }
 
-void to_json(json& j, const StageGraph& s)
-{
-    j = {{"name", s.name},     {"graph", s.graph},   {"label", s.label},
-         {"level", s.level},   {"fusion", s.fusion}, {"status", toString(s.status)},
+void to_json(json& j, const StageGraph& s) {
+    j = {{"name", s.name},
+         {"graph", s.graph},
+         {"label", s.label},
+         {"level", s.level},
+         {"fusion", s.fusion},
+         {"status", toString(s.status)},
          {"reason", s.reason.empty() ? json(nullptr) : json(s.reason)}};
     json nodes = json::array();
     for (const auto& n : s.nodes)
@@ -159,8 +152,7 @@ void to_json(json& j, const StageGraph& s)
     j["groups"] = std::move(groups);
 }
 
-void from_json(const json& j, StageGraph& s)
-{
+void from_json(const json& j, StageGraph& s) {
     s.name = j.at("name").get<std::string>();
     s.graph = valueOr<int>(j, "graph", 0);
     s.label = valueOr<std::string>(j, "label", s.name);

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <sys/stat.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fusescope {
@@ -15,17 +15,17 @@ using nlohmann::json;
 
 namespace {
 
-Error fileError(const std::string& code, const std::string& path, const std::string& what)
-{
+Error fileError(const std::string& code, const std::string& path, const std::string& what) {
     return Error{code, "report " + path + ": " + what};
 }
 
-std::string systemError() { return std::strerror(errno); }
+std::string systemError() {
+    return std::strerror(errno);
+}
 
 } // namespace
 
-Result<Report> parseReport(const std::string& text, const std::string& origin)
-{
+Result<Report> parseReport(const std::string& text, const std::string& origin) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         return fileError("report_empty", origin, "the file is empty");
     json j;
@@ -34,11 +34,12 @@ Result<Report> parseReport(const std::string& text, const std::string& origin)
     } catch (const json::parse_error& e) {
         const bool atEnd = e.byte >= text.size();
         return fileError("report_corrupt", origin,
-                         std::string(atEnd ? "the file is truncated" : "the file is not valid JSON") + " (byte " +
-                             std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")");
+                         std::string(atEnd ? "the file is truncated" : "the file is not valid JSON") +
+                             " (byte " + std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")");
     }
     if (!j.is_object() || j.value("format", "") != kReportFormatName)
-        return fileError("report_not_fscope", origin, "not a FuseScope report (no \"format\": \"fusescope-report\")");
+        return fileError("report_not_fscope", origin,
+                         "not a FuseScope report (no \"format\": \"fusescope-report\")");
     const auto schema = j.find("schema");
     if (schema == j.end() || !schema->is_number_integer())
         return fileError("report_corrupt", origin, "the manifest has no integer \"schema\" version");
@@ -46,7 +47,8 @@ Result<Report> parseReport(const std::string& text, const std::string& origin)
         return fileError("report_newer_schema", origin,
                          "written with report schema " + std::to_string(schema->get<int>()) +
                              " by a newer FuseScope; this build reads schema " +
-                             std::to_string(kReportSchemaVersion) + " and older. Update FuseScope to open it.");
+                             std::to_string(kReportSchemaVersion) +
+                             " and older. Update FuseScope to open it.");
     try {
         return j.get<Report>();
     } catch (const json::exception& e) {
@@ -54,8 +56,7 @@ Result<Report> parseReport(const std::string& text, const std::string& origin)
     }
 }
 
-Result<Report> readReport(const std::string& path)
-{
+Result<Report> readReport(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         return fileError("report_not_found", path, "no such file");
@@ -69,8 +70,7 @@ Result<Report> readReport(const std::string& path)
     return parseReport(buffer.str(), path);
 }
 
-Status writeFileAtomically(const std::string& path, const std::string& contents)
-{
+Status writeFileAtomically(const std::string& path, const std::string& contents) {
     namespace fs = std::filesystem;
     const fs::path target(path);
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -106,8 +106,7 @@ Status writeFileAtomically(const std::string& path, const std::string& contents)
     return std::nullopt;
 }
 
-Status writeReport(const Report& report, const std::string& path)
-{
+Status writeReport(const Report& report, const std::string& path) {
     return writeFileAtomically(path, json(report).dump() + "\n");
 }
 

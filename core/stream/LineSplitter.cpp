@@ -2,8 +2,7 @@
 
 namespace fusescope {
 
-std::vector<std::string> LineSplitter::feed(std::string_view bytes)
-{
+std::vector<std::string> LineSplitter::feed(std::string_view bytes) {
     std::vector<std::string> lines;
     size_t start = 0;
     while (start < bytes.size()) {

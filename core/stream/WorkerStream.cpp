@@ -4,14 +4,13 @@
 
 namespace fusescope {
 
-using nlohmann::json;
 using jsonutil::optional;
 using jsonutil::valueOr;
+using nlohmann::json;
 
 namespace {
 
-std::string excerpt(const std::string& line)
-{
+std::string excerpt(const std::string& line) {
     constexpr size_t kMax = 80;
     return line.size() <= kMax ? line : line.substr(0, kMax) + "...";
 }
@@ -19,12 +18,10 @@ std::string excerpt(const std::string& line)
 } // namespace
 
 WorkerStream::WorkerStream(BackendRun& run)
-    : m_run(run)
-{
+    : m_run(run) {
 }
 
-std::vector<StreamEvent> WorkerStream::feed(std::string_view bytes)
-{
+std::vector<StreamEvent> WorkerStream::feed(std::string_view bytes) {
     std::vector<StreamEvent> events;
     for (const auto& line : m_lines.feed(bytes)) {
         ++m_lineNumber;
@@ -39,8 +36,7 @@ std::vector<StreamEvent> WorkerStream::feed(std::string_view bytes)
     return events;
 }
 
-std::vector<StreamEvent> WorkerStream::finish()
-{
+std::vector<StreamEvent> WorkerStream::finish() {
     std::vector<StreamEvent> events;
     if (!m_lines.pending().empty()) {
         ++m_lineNumber;
@@ -50,8 +46,7 @@ std::vector<StreamEvent> WorkerStream::finish()
     return events;
 }
 
-StreamEvent WorkerStream::problem(const std::string& what)
-{
+StreamEvent WorkerStream::problem(const std::string& what) {
     const std::string text = "line " + std::to_string(m_lineNumber) + ": " + what;
     m_problems.push_back(text);
     StreamEvent ev;
@@ -60,8 +55,7 @@ StreamEvent WorkerStream::problem(const std::string& what)
     return ev;
 }
 
-StreamEvent WorkerStream::applyLine(const std::string& line)
-{
+StreamEvent WorkerStream::applyLine(const std::string& line) {
     if (m_fatal)
         return problem("ignored after an earlier fatal protocol error");
     json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -72,13 +66,12 @@ StreamEvent WorkerStream::applyLine(const std::string& line)
     try {
         return apply(message);
     } catch (const json::exception& e) {
-        return problem("message \"" + message["type"].get<std::string>() + "\" has a field of the wrong type (" +
-                       e.what() + ")");
+        return problem("message \"" + message["type"].get<std::string>() +
+                       "\" has a field of the wrong type (" + e.what() + ")");
     }
 }
 
-StreamEvent WorkerStream::apply(const json& m)
-{
+StreamEvent WorkerStream::apply(const json& m) {
     const auto type = m["type"].get<std::string>();
     StreamEvent ev;
     ev.payload = m;
@@ -91,7 +84,8 @@ StreamEvent WorkerStream::apply(const json& m)
         const auto version = valueOr<int>(m, "version", 0);
         if (protocol != kWorkerProtocolName) {
             m_fatal = true;
-            return problem("the worker speaks protocol \"" + protocol + "\", not \"" + kWorkerProtocolName + "\"");
+            return problem("the worker speaks protocol \"" + protocol + "\", not \"" + kWorkerProtocolName +
+                           "\"");
         }
         if (version != kWorkerProtocolVersion) {
             m_fatal = true;
@@ -145,8 +139,7 @@ StreamEvent WorkerStream::apply(const json& m)
     return ev;
 }
 
-void WorkerStream::applyResult(const json& m)
-{
+void WorkerStream::applyResult(const json& m) {
     m_resultSeen = true;
     const auto status = valueOr<std::string>(m, "status", "failed");
     m_run.status = status == "ok" ? RunStatus::Ok : RunStatus::Failed;
@@ -169,8 +162,8 @@ void WorkerStream::applyResult(const json& m)
     if (auto it = m.find("break_reasons"); it != m.end() && it->is_array()) {
         m_run.breakReasons.clear();
         for (const auto& b : *it)
-            m_run.breakReasons.push_back({valueOr<std::string>(b, "reason", ""), valueOr<std::string>(b, "file", ""),
-                                          valueOr<int>(b, "line", 0)});
+            m_run.breakReasons.push_back({valueOr<std::string>(b, "reason", ""),
+                                          valueOr<std::string>(b, "file", ""), valueOr<int>(b, "line", 0)});
     }
     if (auto it = m.find("options"); it != m.end() && it->is_object())
         m_run.options = *it;
@@ -178,8 +171,7 @@ void WorkerStream::applyResult(const json& m)
         applyError(*it);
 }
 
-void WorkerStream::applyError(const json& m)
-{
+void WorkerStream::applyError(const json& m) {
     m_errorSeen = true;
     RunError err{valueOr<std::string>(m, "code", "internal"), valueOr<std::string>(m, "message", ""),
                  valueOr<std::string>(m, "file", ""), valueOr<std::string>(m, "traceback", "")};

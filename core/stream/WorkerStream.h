@@ -5,7 +5,6 @@
 #include "model/Report.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +16,24 @@ inline constexpr const char* kWorkerProtocolName = "fusescope-worker";
 
 // What a protocol line meant, for whoever shows progress. The run itself is updated in place.
 struct StreamEvent {
-    enum class Kind { Hello, Progress, Model, Stage, Code, Samples, Result, Error, Backends, Bye, Unknown, Malformed };
+    enum class Kind {
+        Hello,
+        Progress,
+        Model,
+        Stage,
+        Code,
+        Samples,
+        Result,
+        Error,
+        Backends,
+        Bye,
+        Unknown,
+        Malformed
+    };
     Kind kind = Kind::Unknown;
-    std::string phase;     // progress
-    double fraction = -1;  // progress, 0..1
-    std::string message;   // progress text, error message, malformed-line description
+    std::string phase;      // progress
+    double fraction = -1;   // progress, 0..1
+    std::string message;    // progress text, error message, malformed-line description
     nlohmann::json payload; // the whole message (Backends, Unknown)
 };
 

@@ -6,12 +6,10 @@
 namespace fusescope {
 
 TorchCompileFamily::TorchCompileFamily(WorkerConfig config)
-    : m_config(std::move(config))
-{
+    : m_config(std::move(config)) {
 }
 
-std::vector<BackendInfo> TorchCompileFamily::probe()
-{
+std::vector<BackendInfo> TorchCompileFamily::probe() {
     std::vector<BackendInfo> out;
     const auto answer = queryWorker(m_config, {{"type", "list_backends"}, {"id", "probe"}}, 120'000);
     if (!answer.ok) {
@@ -32,8 +30,7 @@ std::vector<BackendInfo> TorchCompileFamily::probe()
     return out;
 }
 
-std::unique_ptr<BackendJob> TorchCompileFamily::createJob(const RunRequest& request, QObject* parent)
-{
+std::unique_ptr<BackendJob> TorchCompileFamily::createJob(const RunRequest& request, QObject* parent) {
     return std::make_unique<WorkerJob>(m_config, request, id(), parent);
 }
 

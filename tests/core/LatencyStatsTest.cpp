@@ -1,18 +1,15 @@
 #include "analysis/LatencyStats.h"
 
 #include <gtest/gtest.h>
-
 #include <vector>
 
 using namespace fusescope;
 
-TEST(LatencyStats, EmptyHasNoSamples)
-{
+TEST(LatencyStats, EmptyHasNoSamples) {
     EXPECT_TRUE(computeLatencyStats({}).empty());
 }
 
-TEST(LatencyStats, MatchesNumpyLinearPercentiles)
-{
+TEST(LatencyStats, MatchesNumpyLinearPercentiles) {
     // numpy.percentile([5, 1, 4, 2, 3, 10], [25, 50, 75]) == [2.25, 3.5, 4.75]
     const std::vector<double> samples = {5, 1, 4, 2, 3, 10};
     const auto s = computeLatencyStats(samples);
@@ -26,8 +23,7 @@ TEST(LatencyStats, MatchesNumpyLinearPercentiles)
     EXPECT_DOUBLE_EQ(s.mean, 25.0 / 6);
 }
 
-TEST(LatencyStats, SingleSample)
-{
+TEST(LatencyStats, SingleSample) {
     const std::vector<double> one = {7.5};
     const auto s = computeLatencyStats(one);
     EXPECT_DOUBLE_EQ(s.median, 7.5);

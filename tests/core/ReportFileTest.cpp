@@ -1,11 +1,10 @@
-#include "TestData.h"
-
 #include "report/ReportFile.h"
 
-#include <gtest/gtest.h>
+#include "TestData.h"
 
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 
 using namespace fusescope;
 namespace fs = std::filesystem;
@@ -14,23 +13,23 @@ namespace {
 
 class ReportFileTest : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         dir = fs::temp_directory_path() / ("fscope-test-" + std::to_string(::getpid()) + "-" +
                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::create_directories(dir);
     }
     void TearDown() override { fs::remove_all(dir); }
     std::string path(const std::string& name) const { return (dir / name).string(); }
-    void writeRaw(const std::string& name, const std::string& text) const { std::ofstream(path(name)) << text; }
+    void writeRaw(const std::string& name, const std::string& text) const {
+        std::ofstream(path(name)) << text;
+    }
 
     fs::path dir;
 };
 
 } // namespace
 
-TEST_F(ReportFileTest, WriteThenReadGivesTheSameReport)
-{
+TEST_F(ReportFileTest, WriteThenReadGivesTheSameReport) {
     const Report original = testdata::sampleReport();
     ASSERT_FALSE(writeReport(original, path("r.fscope")).has_value());
     auto back = readReport(path("r.fscope"));
@@ -47,8 +46,7 @@ TEST_F(ReportFileTest, WriteThenReadGivesTheSameReport)
     EXPECT_EQ(nlohmann::json(r), nlohmann::json(original));
 }
 
-TEST_F(ReportFileTest, AtomicWriteLeavesNoTemporaryFiles)
-{
+TEST_F(ReportFileTest, AtomicWriteLeavesNoTemporaryFiles) {
     ASSERT_FALSE(writeReport(testdata::sampleReport(), path("r.fscope")).has_value());
     ASSERT_FALSE(writeReport(testdata::sampleReport(), path("r.fscope")).has_value());
     int files = 0;
@@ -57,8 +55,7 @@ TEST_F(ReportFileTest, AtomicWriteLeavesNoTemporaryFiles)
     EXPECT_EQ(files, 1);
 }
 
-TEST_F(ReportFileTest, FailedWriteKeepsTheOldFile)
-{
+TEST_F(ReportFileTest, FailedWriteKeepsTheOldFile) {
     ASSERT_FALSE(writeReport(testdata::sampleReport(), path("r.fscope")).has_value());
     // A directory that doesn't exist: the write must fail cleanly and name the file.
     auto err = writeReport(testdata::sampleReport(), path("missing-dir/r.fscope"));
@@ -67,24 +64,21 @@ TEST_F(ReportFileTest, FailedWriteKeepsTheOldFile)
     EXPECT_TRUE(readReport(path("r.fscope")).ok());
 }
 
-TEST_F(ReportFileTest, MissingFileIsNamed)
-{
+TEST_F(ReportFileTest, MissingFileIsNamed) {
     auto r = readReport(path("nope.fscope"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, "report_not_found");
     EXPECT_NE(r.error().message.find("nope.fscope"), std::string::npos);
 }
 
-TEST_F(ReportFileTest, EmptyFileIsRefused)
-{
+TEST_F(ReportFileTest, EmptyFileIsRefused) {
     writeRaw("empty.fscope", "");
     auto r = readReport(path("empty.fscope"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, "report_empty");
 }
 
-TEST_F(ReportFileTest, TruncatedFileIsRefusedAsTruncated)
-{
+TEST_F(ReportFileTest, TruncatedFileIsRefusedAsTruncated) {
     const std::string full = nlohmann::json(testdata::sampleReport()).dump();
     writeRaw("cut.fscope", full.substr(0, full.size() / 2));
     auto r = readReport(path("cut.fscope"));
@@ -94,8 +88,7 @@ TEST_F(ReportFileTest, TruncatedFileIsRefusedAsTruncated)
     EXPECT_NE(r.error().message.find("cut.fscope"), std::string::npos);
 }
 
-TEST_F(ReportFileTest, GarbageIsNotJson)
-{
+TEST_F(ReportFileTest, GarbageIsNotJson) {
     writeRaw("garbage.fscope", "PK\x03\x04 this is not json at all");
     auto r = readReport(path("garbage.fscope"));
     ASSERT_FALSE(r.ok());
@@ -103,16 +96,14 @@ TEST_F(ReportFileTest, GarbageIsNotJson)
     EXPECT_NE(r.error().message.find("not valid JSON"), std::string::npos);
 }
 
-TEST_F(ReportFileTest, OtherJsonIsNotAReport)
-{
+TEST_F(ReportFileTest, OtherJsonIsNotAReport) {
     writeRaw("other.fscope", R"({"hello": "world"})");
     auto r = readReport(path("other.fscope"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, "report_not_fscope");
 }
 
-TEST_F(ReportFileTest, NewerSchemaIsRefusedWithAClearMessage)
-{
+TEST_F(ReportFileTest, NewerSchemaIsRefusedWithAClearMessage) {
     auto j = nlohmann::json(testdata::sampleReport());
     j["schema"] = kReportSchemaVersion + 1;
     writeRaw("newer.fscope", j.dump());
@@ -120,11 +111,11 @@ TEST_F(ReportFileTest, NewerSchemaIsRefusedWithAClearMessage)
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, "report_newer_schema");
     EXPECT_NE(r.error().message.find("newer FuseScope"), std::string::npos);
-    EXPECT_NE(r.error().message.find("schema " + std::to_string(kReportSchemaVersion + 1)), std::string::npos);
+    EXPECT_NE(r.error().message.find("schema " + std::to_string(kReportSchemaVersion + 1)),
+              std::string::npos);
 }
 
-TEST_F(ReportFileTest, WrongFieldTypeIsCorruptNotACrash)
-{
+TEST_F(ReportFileTest, WrongFieldTypeIsCorruptNotACrash) {
     auto j = nlohmann::json(testdata::sampleReport());
     j["backends"][0]["stages"] = "not a list";
     writeRaw("bad.fscope", j.dump());

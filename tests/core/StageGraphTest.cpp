@@ -5,8 +5,7 @@
 
 using namespace fusescope;
 
-TEST(StageGraph, RoundTripKeepsEveryField)
-{
+TEST(StageGraph, RoundTripKeepsEveryField) {
     const StageGraph original = testdata::fusedStage();
     const nlohmann::json j = original;
     const StageGraph back = j.get<StageGraph>();
@@ -28,15 +27,13 @@ TEST(StageGraph, RoundTripKeepsEveryField)
     EXPECT_EQ(nlohmann::json(back), j);
 }
 
-TEST(StageGraph, NumericSizesStayNumbersSymbolicStayStrings)
-{
+TEST(StageGraph, NumericSizesStayNumbersSymbolicStayStrings) {
     const nlohmann::json j = testdata::fusedStage();
     EXPECT_TRUE(j["nodes"][1]["shapes"][0][0].is_number_integer());
     EXPECT_TRUE(j["nodes"][1]["shapes"][0][1].is_string());
 }
 
-TEST(StageGraph, CountsComputeNodesAndKernels)
-{
+TEST(StageGraph, CountsComputeNodesAndKernels) {
     StageGraph s = testdata::fusedStage();
     s.nodes.push_back({"x", "x", "x", "placeholder", "input", {}, {}, "", "", {}, "", {}});
     EXPECT_EQ(s.computeNodeCount(), 3);
@@ -45,8 +42,7 @@ TEST(StageGraph, CountsComputeNodesAndKernels)
     EXPECT_EQ(s.key(), "post_fusion#2");
 }
 
-TEST(StageGraph, ToleratesMissingOptionalFields)
-{
+TEST(StageGraph, ToleratesMissingOptionalFields) {
     const auto j = nlohmann::json::parse(R"({"name":"dynamo_fx","nodes":[{"id":"a"}],"edges":[]})");
     const auto s = j.get<StageGraph>();
     EXPECT_EQ(s.status, StageStatus::Ok);
@@ -54,8 +50,7 @@ TEST(StageGraph, ToleratesMissingOptionalFields)
     EXPECT_TRUE(s.groups.empty());
 }
 
-TEST(StageGraph, UnsupportedStageKeepsReason)
-{
+TEST(StageGraph, UnsupportedStageKeepsReason) {
     const auto j = nlohmann::json::parse(
         R"({"name":"post_fusion","graph":0,"status":"unsupported","reason":"no _post_fusion_custom_pass in torch 2.1","nodes":[],"edges":[],"groups":[]})");
     const auto s = j.get<StageGraph>();

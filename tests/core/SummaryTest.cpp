@@ -1,13 +1,12 @@
-#include "TestData.h"
-
 #include "analysis/Summary.h"
+
+#include "TestData.h"
 
 #include <gtest/gtest.h>
 
 using namespace fusescope;
 
-TEST(Summary, SpeedupIsEagerMedianOverCompiledMedian)
-{
+TEST(Summary, SpeedupIsEagerMedianOverCompiledMedian) {
     const auto r = testdata::sampleReport();
     const auto speedup = speedupOverEager(r.backends[0]);
     ASSERT_TRUE(speedup.has_value());
@@ -15,8 +14,7 @@ TEST(Summary, SpeedupIsEagerMedianOverCompiledMedian)
     EXPECT_FALSE(speedupOverEager(r.backends[1]).has_value());
 }
 
-TEST(Summary, HasTheDocumentedFields)
-{
+TEST(Summary, HasTheDocumentedFields) {
     const auto j = summaryJson(testdata::sampleReport());
     for (const char* key : {"schema", "model", "device", "torch", "backends"})
         EXPECT_TRUE(j.contains(key)) << key;
@@ -42,8 +40,7 @@ TEST(Summary, HasTheDocumentedFields)
     EXPECT_TRUE(u["latency_ms"].is_null());
 }
 
-TEST(Summary, CompletionTellsCompleteFromPartial)
-{
+TEST(Summary, CompletionTellsCompleteFromPartial) {
     auto r = testdata::sampleReport();
     EXPECT_EQ(completionOf(r), Completion::Partial);
     r.backends.pop_back();
@@ -52,8 +49,7 @@ TEST(Summary, CompletionTellsCompleteFromPartial)
     EXPECT_EQ(completionOf(r), Completion::Failed);
 }
 
-TEST(Summary, RunningOrCancelledRunsAreReportedAsFailed)
-{
+TEST(Summary, RunningOrCancelledRunsAreReportedAsFailed) {
     auto r = testdata::sampleReport();
     r.backends[0].status = RunStatus::Cancelled;
     EXPECT_EQ(summaryJson(r)["backends"][0]["status"], "failed");

@@ -5,29 +5,58 @@
 namespace fusescope::testdata {
 
 // A small post-fusion stage: three scheduler nodes, two of them fused into one kernel.
-inline StageGraph fusedStage()
-{
+inline StageGraph fusedStage() {
     StageGraph s;
     s.name = "post_fusion";
     s.label = "Inductor scheduler, after fusion";
     s.level = "scheduler";
     s.fusion = "after";
     s.nodes = {
-        {"buf0", "buf0", "aten.addmm.default", "extern_kernel", "matmul", {{"4", "128"}}, {"float32"},
-         "blocks.0.mlp.fc1", "torch.nn.Linear", SourceLocation{"model.py", 12, "self.fc1(x)"}, "k0", {"addmm"}},
-        {"buf1", "buf1", "gelu", "scheduler_node", "pointwise", {{"4", "s0"}}, {"float32"}, "blocks.0.mlp", "", {},
-         "k1", {"mul", "erf"}},
-        {"buf2", "buf2", "add", "scheduler_node", "pointwise", {{"4", "128"}}, {"float32"}, "blocks.0", "", {}, "k1",
+        {"buf0",
+         "buf0",
+         "aten.addmm.default",
+         "extern_kernel",
+         "matmul",
+         {{"4", "128"}},
+         {"float32"},
+         "blocks.0.mlp.fc1",
+         "torch.nn.Linear",
+         SourceLocation{"model.py", 12, "self.fc1(x)"},
+         "k0",
+         {"addmm"}},
+        {"buf1",
+         "buf1",
+         "gelu",
+         "scheduler_node",
+         "pointwise",
+         {{"4", "s0"}},
+         {"float32"},
+         "blocks.0.mlp",
+         "",
+         {},
+         "k1",
+         {"mul", "erf"}},
+        {"buf2",
+         "buf2",
+         "add",
+         "scheduler_node",
+         "pointwise",
+         {{"4", "128"}},
+         {"float32"},
+         "blocks.0",
+         "",
+         {},
+         "k1",
          {"add"}},
     };
     s.edges = {{"buf0", "buf1"}, {"buf1", "buf2"}};
-    s.groups = {{"k0", "extern_kernels.addmm", "extern_kernel", {"buf0"}, {"addmm"}, ""},
-                {"k1", "cpp_fused_add_gelu_0", "kernel", {"buf1", "buf2"}, {"mul", "erf", "add"}, "output_code.py"}};
+    s.groups = {
+        {"k0", "extern_kernels.addmm", "extern_kernel", {"buf0"}, {"addmm"}, ""},
+        {"k1", "cpp_fused_add_gelu_0", "kernel", {"buf1", "buf2"}, {"mul", "erf", "add"}, "output_code.py"}};
     return s;
 }
 
-inline Report sampleReport()
-{
+inline Report sampleReport() {
     Report r;
     r.created = "2026-11-30T08:00:00Z";
     r.generator = "FuseScope test";

@@ -11,8 +11,7 @@ const std::string kHello =
     R"({"type":"hello","protocol":"fusescope-worker","version":1,"worker":"0.1.0","python":"3.11.7","torch":"2.13.0+cpu","devices":["cpu"],"cuda":null,"pid":1})"
     "\n";
 
-std::vector<Kind> kinds(const std::vector<StreamEvent>& events)
-{
+std::vector<Kind> kinds(const std::vector<StreamEvent>& events) {
     std::vector<Kind> out;
     for (const auto& e : events)
         out.push_back(e.kind);
@@ -21,8 +20,7 @@ std::vector<Kind> kinds(const std::vector<StreamEvent>& events)
 
 } // namespace
 
-TEST(LineSplitter, JoinsChunksAndStripsCarriageReturns)
-{
+TEST(LineSplitter, JoinsChunksAndStripsCarriageReturns) {
     LineSplitter s;
     EXPECT_TRUE(s.feed("{\"a\":").empty());
     auto lines = s.feed("1}\r\n{\"b\":2}\n{\"c\"");
@@ -32,8 +30,7 @@ TEST(LineSplitter, JoinsChunksAndStripsCarriageReturns)
     EXPECT_EQ(s.pending(), "{\"c\"");
 }
 
-TEST(WorkerStream, HandshakeThenAFullRun)
-{
+TEST(WorkerStream, HandshakeThenAFullRun) {
     BackendRun run;
     run.name = "inductor";
     WorkerStream stream(run);
@@ -79,15 +76,16 @@ TEST(WorkerStream, HandshakeThenAFullRun)
     EXPECT_EQ(run.model->inputs[0].shape, (std::vector<std::string>{"4", "16"}));
 }
 
-TEST(WorkerStream, MalformedLinesAreReportedWithTheirLineNumberAndSkipped)
-{
+TEST(WorkerStream, MalformedLinesAreReportedWithTheirLineNumberAndSkipped) {
     BackendRun run;
     WorkerStream stream(run);
     auto events = stream.feed(kHello + "Traceback (most recent call last):\n" + "[1,2,3]\n" +
-                              R"({"type":"samples","series":"compiled","ms":"oops"})" "\n" +
-                              R"({"type":"samples","series":"compiled","ms":[1.0]})" "\n");
-    EXPECT_EQ(kinds(events),
-              (std::vector<Kind>{Kind::Hello, Kind::Malformed, Kind::Malformed, Kind::Malformed, Kind::Samples}));
+                              R"({"type":"samples","series":"compiled","ms":"oops"})"
+                              "\n" +
+                              R"({"type":"samples","series":"compiled","ms":[1.0]})"
+                              "\n");
+    EXPECT_EQ(kinds(events), (std::vector<Kind>{Kind::Hello, Kind::Malformed, Kind::Malformed,
+                                                Kind::Malformed, Kind::Samples}));
     ASSERT_EQ(stream.problems().size(), 3u);
     EXPECT_NE(stream.problems()[0].find("line 2"), std::string::npos);
     EXPECT_NE(stream.problems()[0].find("not JSON"), std::string::npos);
@@ -97,8 +95,7 @@ TEST(WorkerStream, MalformedLinesAreReportedWithTheirLineNumberAndSkipped)
     EXPECT_EQ(run.compiledSamplesMs, std::vector<double>{1.0});
 }
 
-TEST(WorkerStream, TruncatedLastLineIsAProblem)
-{
+TEST(WorkerStream, TruncatedLastLineIsAProblem) {
     BackendRun run;
     WorkerStream stream(run);
     stream.feed(kHello + R"({"type":"result","status":"o)");
@@ -109,60 +106,62 @@ TEST(WorkerStream, TruncatedLastLineIsAProblem)
     EXPECT_FALSE(stream.resultSeen());
 }
 
-TEST(WorkerStream, NewerProtocolVersionIsFatal)
-{
+TEST(WorkerStream, NewerProtocolVersionIsFatal) {
     BackendRun run;
     WorkerStream stream(run);
-    stream.feed(R"({"type":"hello","protocol":"fusescope-worker","version":2})" "\n"
-                R"({"type":"result","status":"ok"})" "\n");
+    stream.feed(R"({"type":"hello","protocol":"fusescope-worker","version":2})"
+                "\n"
+                R"({"type":"result","status":"ok"})"
+                "\n");
     EXPECT_TRUE(stream.fatal());
     EXPECT_FALSE(stream.resultSeen());
     ASSERT_FALSE(stream.problems().empty());
-    EXPECT_NE(stream.problems()[0].find("protocol version 2, this FuseScope understands 1"), std::string::npos);
+    EXPECT_NE(stream.problems()[0].find("protocol version 2, this FuseScope understands 1"),
+              std::string::npos);
 }
 
-TEST(WorkerStream, MissingHandshakeIsFatal)
-{
+TEST(WorkerStream, MissingHandshakeIsFatal) {
     BackendRun run;
     WorkerStream stream(run);
-    stream.feed(R"({"type":"result","status":"ok"})" "\n");
+    stream.feed(R"({"type":"result","status":"ok"})"
+                "\n");
     EXPECT_TRUE(stream.fatal());
     EXPECT_NE(stream.problems()[0].find("expected the \"hello\" handshake"), std::string::npos);
 }
 
-TEST(WorkerStream, UnavailableBackendError)
-{
+TEST(WorkerStream, UnavailableBackendError) {
     BackendRun run;
     WorkerStream stream(run);
-    stream.feed(kHello +
-                R"({"type":"error","code":"backend_unavailable","message":"backend tvm: No module named 'tvm'","file":null,"backend":"tvm","traceback":null})"
-                "\n");
+    stream.feed(
+        kHello +
+        R"({"type":"error","code":"backend_unavailable","message":"backend tvm: No module named 'tvm'","file":null,"backend":"tvm","traceback":null})"
+        "\n");
     EXPECT_EQ(run.status, RunStatus::Unavailable);
     EXPECT_EQ(run.error->code, "backend_unavailable");
     EXPECT_TRUE(run.error->file.empty());
 }
 
-TEST(WorkerStream, FailedResultKeepsFirstErrorAndPartialStages)
-{
+TEST(WorkerStream, FailedResultKeepsFirstErrorAndPartialStages) {
     BackendRun run;
     WorkerStream stream(run);
-    stream.feed(kHello +
-                R"({"type":"stage","stage":{"name":"dynamo_fx","graph":0,"status":"ok","nodes":[],"edges":[],"groups":[]}})"
-                "\n"
-                R"({"type":"error","code":"compile_failed","message":"backend inductor: boom","traceback":"Traceback..."})"
-                "\n"
-                R"({"type":"result","status":"failed","error":{"code":"compile_failed","message":"backend inductor: boom"}})"
-                "\n");
+    stream.feed(
+        kHello +
+        R"({"type":"stage","stage":{"name":"dynamo_fx","graph":0,"status":"ok","nodes":[],"edges":[],"groups":[]}})"
+        "\n"
+        R"({"type":"error","code":"compile_failed","message":"backend inductor: boom","traceback":"Traceback..."})"
+        "\n"
+        R"({"type":"result","status":"failed","error":{"code":"compile_failed","message":"backend inductor: boom"}})"
+        "\n");
     EXPECT_EQ(run.status, RunStatus::Failed);
     EXPECT_EQ(run.error->traceback, "Traceback...");
     EXPECT_EQ(run.stages.size(), 1u);
 }
 
-TEST(WorkerStream, UnknownMessageTypesAreIgnored)
-{
+TEST(WorkerStream, UnknownMessageTypesAreIgnored) {
     BackendRun run;
     WorkerStream stream(run);
-    auto events = stream.feed(kHello + R"({"type":"from_the_future","x":1})" "\n");
+    auto events = stream.feed(kHello + R"({"type":"from_the_future","x":1})"
+                                       "\n");
     EXPECT_EQ(kinds(events), (std::vector<Kind>{Kind::Hello, Kind::Unknown}));
     EXPECT_TRUE(stream.problems().empty());
 }

@@ -1,14 +1,14 @@
 #include "ComparisonModel.h"
+
 #include "MainWindow.h"
 #include "TestData.h"
-
 #include "report/ReportFile.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
-#include <QTimer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace fusescope;
 
@@ -17,8 +17,7 @@ class ComparisonModelTest : public QObject {
 private slots:
     void initTestCase() { qputenv("QT_QPA_PLATFORM", "offscreen"); }
 
-    void modelPassesTheTester()
-    {
+    void modelPassesTheTester() {
         const Report report = testdata::sampleReport();
         ComparisonModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -29,8 +28,7 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
     }
 
-    void rowsShowTheNumbers()
-    {
+    void rowsShowTheNumbers() {
         const Report report = testdata::sampleReport();
         ComparisonModel model;
         model.setReport(&report);
@@ -46,8 +44,7 @@ private slots:
         QCOMPARE(model.index(0, ComparisonModel::MedianMs).data(ComparisonModel::SortRole).toDouble(), 1.0);
     }
 
-    void windowOpensAReportAndRefusesABadOne()
-    {
+    void windowOpensAReportAndRefusesABadOne() {
         QTemporaryDir dir;
         const QString good = dir.filePath("good.fscope");
         QVERIFY(!writeReport(testdata::sampleReport(), good.toStdString()).has_value());

@@ -1,0 +1,241 @@
+#include "GraphScene.h"
+
+#include "GraphItems.h"
+#include "LayoutWorker.h"
+#include "NodePalette.h"
+
+#include <QGraphicsSimpleTextItem>
+#include <QPointer>
+
+#include <cmath>
+
+namespace fusescope {
+
+using namespace layout;
+
+namespace {
+
+QString shapeText(const GraphNode& n)
+{
+    QStringList parts;
+    for (size_t i = 0; i < n.shapes.size(); ++i) {
+        QStringList dims;
+        for (const auto& d : n.shapes[i])
+            dims << QString::fromStdString(d);
+        QString text = "[" + dims.join(", ") + "]";
+        if (i < n.dtypes.size())
+            text = QString::fromStdString(n.dtypes[i]) + text;
+        parts << text;
+    }
+    return parts.join(" ");
+}
+
+QPainterPath bezierPath(const std::vector<Point>& pts)
+{
+    QPainterPath path(QPointF(pts[0].x, pts[0].y));
+    for (size_t i = 1; i + 2 < pts.size(); i += 3)
+        path.cubicTo(QPointF(pts[i].x, pts[i].y), QPointF(pts[i + 1].x, pts[i + 1].y),
+                     QPointF(pts[i + 2].x, pts[i + 2].y));
+    return path;
+}
+
+} // namespace
+
+GraphScene::GraphScene(QObject* parent)
+    : QGraphicsScene(parent)
+{
+    // Items only change when a layout is applied, so a BSP index makes hit tests and
+    // exposed-region queries logarithmic on big scenes.
+    setItemIndexMethod(BspTreeIndex);
+}
+
+GraphScene::~GraphScene()
+{
+    m_worker.reset(); // joins the thread before the items and the stage go away
+}
+
+void GraphScene::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible)
+{
+    m_worker.reset();
+    m_stage = std::move(stage);
+    m_tree = std::make_shared<GroupTree>(GroupTree::build(*m_stage));
+    m_collapsed = std::make_unique<CollapsedGraph>(*m_stage, *m_tree);
+    m_collapsed->expandInitially(maxVisible);
+    m_worker = std::make_unique<LayoutWorker>(std::make_shared<GraphvizLayout>(m_stage, m_tree));
+    m_highlighted.clear();
+    requestLayout();
+}
+
+bool GraphScene::isGroupExpanded(const QString& groupId) const
+{
+    const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
+    return g >= 0 && m_collapsed->isExpanded(g);
+}
+
+void GraphScene::setGroupExpanded(const QString& groupId, bool expanded)
+{
+    const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
+    if (g <= 0 || m_collapsed->isExpanded(g) == expanded)
+        return;
+    m_collapsed->setExpanded(g, expanded);
+    requestLayout();
+}
+
+void GraphScene::toggleGroup(const QString& groupId)
+{
+    setGroupExpanded(groupId, !isGroupExpanded(groupId));
+}
+
+void GraphScene::revealNode(const QString& nodeId)
+{
+    const int n = m_tree ? m_tree->findNode(nodeId.toStdString()) : -1;
+    if (n < 0 || m_collapsed->representative(n) == ItemRef::node(n))
+        return;
+    m_collapsed->revealNode(n);
+    requestLayout();
+}
+
+QString GraphScene::kernelOfNode(const QString& nodeId) const
+{
+    const int n = m_tree ? m_tree->findNode(nodeId.toStdString()) : -1;
+    const int k = n >= 0 ? m_tree->kernelOfNode(n) : -1;
+    return k >= 0 ? QString::fromStdString(m_tree->group(k).id) : QString();
+}
+
+QStringList GraphScene::nodesOfGroup(const QString& groupId) const
+{
+    QStringList ids;
+    const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
+    if (g >= 0)
+        for (int n : m_tree->nodesUnder(g))
+            ids << QString::fromStdString(m_stage->nodes[size_t(n)].id);
+    return ids;
+}
+
+QString GraphScene::groupName(const QString& groupId) const
+{
+    const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
+    return g >= 0 ? QString::fromStdString(m_tree->group(g).name) : QString();
+}
+
+int GraphScene::closedGroupCount() const
+{
+    int count = 0;
+    for (GroupItem* g : m_groupItems)
+        count += g->isExpanded() ? 0 : 1;
+    return count;
+}
+
+void GraphScene::highlightNodes(const QStringList& ids)
+{
+    m_highlighted = QSet<QString>(ids.begin(), ids.end());
+    for (NodeItem* item : m_nodeItems)
+        item->setHighlighted(m_highlighted.contains(item->id()));
+    QSet<QString> groups;
+    if (m_tree)
+        for (const QString& id : ids)
+            if (const int n = m_tree->findNode(id.toStdString()); n >= 0)
+                if (const int rep = m_collapsed->representative(n); ItemRef::isGroup(rep))
+                    groups.insert(QString::fromStdString(m_tree->group(ItemRef::index(rep)).id));
+    for (GroupItem* item : m_groupItems)
+        item->setHighlighted(groups.contains(item->id()));
+}
+
+void GraphScene::requestLayout()
+{
+    const uint64_t generation = ++m_generation;
+    QPointer<GraphScene> self(this);
+    m_worker->request(generation, m_collapsed->expandedState(),
+                      [self](uint64_t gen, StageLayout result) {
+                          // Runs on the worker thread; the scene may be gone by the time the
+                          // queued call would run, which QPointer catches.
+                          QMetaObject::invokeMethod(
+                              self.data(),
+                              [self, gen, result = std::move(result)] {
+                                  if (self)
+                                      self->applyLayout(gen, result);
+                              },
+                              Qt::QueuedConnection);
+                      });
+}
+
+void GraphScene::layoutNow()
+{
+    if (!m_worker)
+        return;
+    const uint64_t generation = ++m_generation;
+    applyLayout(generation, m_worker->layoutNow(m_collapsed->expandedState()));
+}
+
+void GraphScene::applyLayout(uint64_t generation, const StageLayout& result)
+{
+    // A result for an older expansion state: a newer one is on its way.
+    if (generation != m_generation)
+        return;
+    m_applied = generation;
+    QStringList selectedIds;
+    for (QGraphicsItem* item : selectedItems()) {
+        if (auto* node = qgraphicsitem_cast<NodeItem*>(item))
+            selectedIds << node->id();
+        else if (auto* group = qgraphicsitem_cast<GroupItem*>(item))
+            selectedIds << group->id();
+    }
+    QSignalBlocker block(this); // clearing is not a user's change of selection
+    clear();
+    m_nodeItems.clear();
+    m_groupItems.clear();
+    m_edgeCount = 0;
+    m_reason = QString::fromStdString(result.reason);
+
+    for (const PlacedItem& placed : result.items) {
+        const QSizeF size(placed.width, placed.height);
+        QGraphicsItem* item;
+        if (ItemRef::isGroup(placed.item)) {
+            const GraphGroup& g = m_tree->group(ItemRef::index(placed.item));
+            const QString id = QString::fromStdString(g.id);
+            auto* groupItem = new GroupItem(id, QString::fromStdString(g.name), g.nodeCount,
+                                            g.kind == GraphGroup::Kind::Kernel, placed.expanded, size);
+            m_groupItems.insert(id, groupItem);
+            item = groupItem;
+        } else {
+            const GraphNode& n = m_stage->nodes[size_t(ItemRef::index(placed.item))];
+            const QString id = QString::fromStdString(n.id);
+            auto* nodeItem = new NodeItem(id, QString::fromStdString(n.op.empty() ? n.name : n.op), shapeText(n),
+                                          categoryColor(QString::fromStdString(n.category)), size);
+            m_nodeItems.insert(id, nodeItem);
+            item = nodeItem;
+        }
+        item->setPos(placed.x, placed.y);
+        addItem(item);
+    }
+    for (const PlacedEdge& e : result.edges) {
+        if (e.points.size() < 4)
+            continue;
+        const Point& tip = e.points.back();
+        // The arrow points along the last stretch of the curve that has a length.
+        Point before = e.points.front();
+        for (size_t i = e.points.size() - 1; i-- > 0;)
+            if (std::abs(e.points[i].x - tip.x) + std::abs(e.points[i].y - tip.y) > 1.0) {
+                before = e.points[i];
+                break;
+            }
+        addItem(new EdgeItem(bezierPath(e.points), QPointF(tip.x, tip.y), QPointF(before.x, before.y), e.count));
+        ++m_edgeCount;
+    }
+    if (result.items.empty() && !m_reason.isEmpty()) {
+        auto* text = addSimpleText(m_reason);
+        text->setBrush(QColor("#b71c1c"));
+    }
+    setSceneRect(itemsBoundingRect().adjusted(-20, -20, 20, 20));
+    highlightNodes(QStringList(m_highlighted.begin(), m_highlighted.end()));
+    for (const QString& id : selectedIds) {
+        if (NodeItem* n = m_nodeItems.value(id))
+            n->setSelected(true);
+        else if (GroupItem* g = m_groupItems.value(id))
+            g->setSelected(true);
+    }
+    block.unblock();
+    emit layoutFinished();
+}
+
+} // namespace fusescope

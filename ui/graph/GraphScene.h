@@ -1,0 +1,77 @@
+#pragma once
+
+#include "CollapsedGraph.h"
+#include "GraphvizLayout.h"
+
+#include <QGraphicsScene>
+#include <QHash>
+#include <QSet>
+#include <QStringList>
+
+#include <memory>
+
+namespace fusescope {
+
+class GroupItem;
+class LayoutWorker;
+class NodeItem;
+
+// The items of one stage: nodes, closed and open groups, edges, placed by a GraphvizLayout
+// that runs on a worker thread. Groups are addressed by GroupTree ids ("module:blocks.0",
+// "kernel:<FusionGroup id>"), nodes by their stage ids.
+class GraphScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    explicit GraphScene(QObject* parent = nullptr);
+    ~GraphScene() override;
+
+    // Groups the stage, opens it to about `maxVisible` items and starts the layout.
+    void setStage(std::shared_ptr<const StageGraph> stage, int maxVisible = 60);
+    const StageGraph* stage() const { return m_stage.get(); }
+    const layout::GroupTree* tree() const { return m_tree.get(); }
+
+    bool isGroupExpanded(const QString& groupId) const;
+    void setGroupExpanded(const QString& groupId, bool expanded);
+    void toggleGroup(const QString& groupId);
+    // Opens every group around the node so that it gets an item of its own.
+    void revealNode(const QString& nodeId);
+    QString kernelOfNode(const QString& nodeId) const;
+    QStringList nodesOfGroup(const QString& groupId) const;
+    QString groupName(const QString& groupId) const;
+
+    // Marks nodes; a node inside a closed group marks that group instead.
+    void highlightNodes(const QStringList& ids);
+    QStringList highlightedNodes() const { return QStringList(m_highlighted.begin(), m_highlighted.end()); }
+
+    NodeItem* nodeItem(const QString& id) const { return m_nodeItems.value(id); }
+    GroupItem* groupItem(const QString& id) const { return m_groupItems.value(id); }
+    int nodeItemCount() const { return int(m_nodeItems.size()); }
+    int closedGroupCount() const;
+    int edgeItemCount() const { return m_edgeCount; }
+    QString emptyReason() const { return m_reason; }
+
+    bool isLayoutPending() const { return m_applied != m_generation; }
+    // Lays out on the calling thread and applies the result (export, tests, benchmarks).
+    void layoutNow();
+
+signals:
+    void layoutFinished();
+
+private:
+    void requestLayout();
+    void applyLayout(uint64_t generation, const layout::StageLayout& result);
+
+    std::shared_ptr<const StageGraph> m_stage;
+    std::shared_ptr<const layout::GroupTree> m_tree;
+    std::unique_ptr<layout::CollapsedGraph> m_collapsed;
+    std::unique_ptr<LayoutWorker> m_worker;
+    uint64_t m_generation = 0;
+    uint64_t m_applied = 0;
+    QHash<QString, NodeItem*> m_nodeItems;
+    QHash<QString, GroupItem*> m_groupItems;
+    QSet<QString> m_highlighted;
+    int m_edgeCount = 0;
+    QString m_reason;
+};
+
+} // namespace fusescope

@@ -1,0 +1,247 @@
+#include "GraphView.h"
+
+#include "GraphItems.h"
+#include "GraphScene.h"
+
+#include <QMouseEvent>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+namespace fusescope {
+
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent)
+    , m_scene(new GraphScene(this))
+{
+    setScene(m_scene);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setDragMode(ScrollHandDrag);
+    setTransformationAnchor(AnchorUnderMouse);
+    setViewportUpdateMode(SmartViewportUpdate);
+    setOptimizationFlag(DontSavePainterState);
+    setBackgroundBrush(Qt::white);
+    m_minimap = new Minimap(this, this);
+    connect(m_scene, &GraphScene::layoutFinished, this, &GraphView::onLayoutFinished);
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+}
+
+GraphView::~GraphView() = default;
+
+void GraphView::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible)
+{
+    m_matches.clear();
+    m_current = -1;
+    m_pendingNode.clear();
+    m_userZoomed = false;
+    m_scene->setStage(std::move(stage), maxVisible);
+}
+
+void GraphView::highlightNodes(const QStringList& ids)
+{
+    m_scene->highlightNodes(ids);
+}
+
+int GraphView::search(const QString& text)
+{
+    m_matches.clear();
+    m_current = -1;
+    const StageGraph* stage = m_scene->stage();
+    if (stage && !text.isEmpty()) {
+        for (const GraphNode& n : stage->nodes) {
+            const QString name = QString::fromStdString(n.name);
+            const QString id = QString::fromStdString(n.id);
+            const QString op = QString::fromStdString(n.op);
+            if (name.contains(text, Qt::CaseInsensitive) || id.contains(text, Qt::CaseInsensitive) ||
+                op.contains(text, Qt::CaseInsensitive))
+                m_matches << id;
+        }
+    }
+    if (!m_matches.isEmpty()) {
+        m_current = 0;
+        goToMatch();
+    } else {
+        emit searchMoved(-1, 0);
+    }
+    return int(m_matches.size());
+}
+
+void GraphView::findNext()
+{
+    if (m_matches.isEmpty())
+        return;
+    m_current = (m_current + 1) % int(m_matches.size());
+    goToMatch();
+}
+
+void GraphView::findPrevious()
+{
+    if (m_matches.isEmpty())
+        return;
+    m_current = (m_current - 1 + int(m_matches.size())) % int(m_matches.size());
+    goToMatch();
+}
+
+void GraphView::goToMatch()
+{
+    selectNode(m_matches[m_current]);
+    emit searchMoved(m_current, int(m_matches.size()));
+}
+
+void GraphView::selectNode(const QString& id)
+{
+    m_scene->revealNode(id);
+    if (!m_scene->isLayoutPending() && m_scene->nodeItem(id)) {
+        NodeItem* item = m_scene->nodeItem(id);
+        m_scene->clearSelection();
+        item->setSelected(true);
+        centerOn(item);
+        m_pendingNode.clear();
+    } else {
+        m_pendingNode = id; // selected once the layout that reveals it arrives
+    }
+}
+
+void GraphView::selectGroup(const QString& id)
+{
+    if (GroupItem* item = m_scene->groupItem(id)) {
+        m_scene->clearSelection();
+        item->setSelected(true);
+        centerOn(item);
+    }
+}
+
+QString GraphView::selectedNode() const
+{
+    for (QGraphicsItem* item : m_scene->selectedItems())
+        if (auto* node = qgraphicsitem_cast<NodeItem*>(item))
+            return node->id();
+    return {};
+}
+
+QString GraphView::selectedGroup() const
+{
+    for (QGraphicsItem* item : m_scene->selectedItems())
+        if (auto* group = qgraphicsitem_cast<GroupItem*>(item))
+            return group->id();
+    return {};
+}
+
+void GraphView::fitToWindow()
+{
+    fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    // Fitting a huge scene would shrink it to dots; keep text readable at the start.
+    if (zoom() > 1.5)
+        setTransform(QTransform::fromScale(1.5, 1.5));
+    m_minimap->viewport()->update();
+}
+
+void GraphView::zoomBy(double factor)
+{
+    const double next = zoom() * factor;
+    if (next < 0.02 || next > 8)
+        return;
+    m_userZoomed = true;
+    scale(factor, factor);
+    m_minimap->viewport()->update();
+}
+
+void GraphView::wheelEvent(QWheelEvent* event)
+{
+    // AnchorUnderMouse keeps the point under the cursor fixed while scaling.
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0)
+        zoomBy(std::pow(1.2, steps));
+    event->accept();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    placeMinimap();
+    if (!m_userZoomed)
+        fitToWindow();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy)
+{
+    QGraphicsView::scrollContentsBy(dx, dy);
+    m_minimap->viewport()->update();
+}
+
+void GraphView::placeMinimap()
+{
+    const QSize size(180, 120);
+    const QRect area = viewport()->geometry();
+    m_minimap->setGeometry(area.right() - size.width() - 8, area.bottom() - size.height() - 8, size.width(),
+                           size.height());
+    m_minimap->setVisible(area.width() > 3 * size.width() && area.height() > 2 * size.height());
+    m_minimap->refit();
+}
+
+void GraphView::onLayoutFinished()
+{
+    m_minimap->refit();
+    if (!m_pendingNode.isEmpty() && m_scene->nodeItem(m_pendingNode)) {
+        const QString id = m_pendingNode;
+        m_pendingNode.clear();
+        selectNode(id);
+    } else if (!m_userZoomed) {
+        fitToWindow();
+    }
+}
+
+void GraphView::onSelectionChanged()
+{
+    const QString node = selectedNode();
+    if (!node.isEmpty()) {
+        emit nodeSelected(node);
+        return;
+    }
+    const QString group = selectedGroup();
+    if (!group.isEmpty())
+        emit groupSelected(group);
+}
+
+Minimap::Minimap(GraphView* main, QWidget* parent)
+    : QGraphicsView(main->scene(), parent)
+    , m_main(main)
+{
+    setInteractive(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFrameShape(QFrame::Box);
+    setBackgroundBrush(QColor(250, 250, 250, 235));
+    setCursor(Qt::PointingHandCursor);
+}
+
+void Minimap::refit()
+{
+    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+}
+
+void Minimap::drawForeground(QPainter* painter, const QRectF&)
+{
+    const QRectF visible = m_main->mapToScene(m_main->viewport()->rect()).boundingRect();
+    painter->setPen(QPen(QColor("#1565c0"), 0));
+    painter->setBrush(QColor(21, 101, 192, 40));
+    painter->drawRect(visible);
+}
+
+void Minimap::mousePressEvent(QMouseEvent* event)
+{
+    m_main->centerOn(mapToScene(event->position().toPoint()));
+    viewport()->update();
+}
+
+void Minimap::mouseMoveEvent(QMouseEvent* event)
+{
+    if (event->buttons() & Qt::LeftButton)
+        mousePressEvent(event);
+}
+
+void Minimap::wheelEvent(QWheelEvent* event)
+{
+    event->ignore(); // the minimap always shows everything
+}
+
+} // namespace fusescope
