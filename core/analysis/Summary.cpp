@@ -3,6 +3,7 @@
 #include "LatencyStats.h"
 
 #include <algorithm>
+#include <map>
 
 namespace fusescope {
 
@@ -48,18 +49,21 @@ template <typename T> json orNull(const std::optional<T>& v) {
 
 } // namespace
 
-std::optional<int> nodesBeforeFusion(const BackendRun& run) {
-    if (const auto* s = firstOkStage(run, "before"))
-        return s->computeNodeCount();
-    // Backends without a fusion pass: the graph they run is the Dynamo graph(s).
-    int total = 0;
-    bool any = false;
+std::optional<int> nodesBeforeFusion(const BackendRun& run)
+{
+    // Per Dynamo graph, the last stage captured before fusion is what the fusion passes get
+    // (Inductor's pre-fusion scheduler nodes). A backend without fusion passes runs its last
+    // stage as it is (aot_eager's AOT graph, eager's Dynamo graph).
+    std::map<int, const StageGraph*> lastBefore;
     for (const auto& s : run.stages)
-        if (s.status == StageStatus::Ok && s.name == "dynamo_fx") {
-            total += s.computeNodeCount();
-            any = true;
-        }
-    return any ? std::optional<int>(total) : std::nullopt;
+        if (s.status == StageStatus::Ok && (s.fusion == "before" || s.fusion == "none"))
+            lastBefore[s.graph] = &s;
+    if (lastBefore.empty())
+        return std::nullopt;
+    int total = 0;
+    for (const auto& [graph, stage] : lastBefore)
+        total += stage->computeNodeCount();
+    return total;
 }
 
 std::optional<int> kernelsAfterFusion(const BackendRun& run) {

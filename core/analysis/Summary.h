@@ -18,8 +18,8 @@ struct StageCounts {
 };
 StageCounts stageCounts(const StageGraph& stage);
 
-// "Nodes before fusion" and "kernels after fusion" as the comparison table shows them:
-// the pre-fusion stage when the backend has one, else its last graph stage.
+// "Nodes before fusion" and "kernels after fusion" as the comparison table shows them, summed
+// over Dynamo graphs: compute nodes of the last stage before fusion, kernels of the stages after.
 std::optional<int> nodesBeforeFusion(const BackendRun& run);
 std::optional<int> kernelsAfterFusion(const BackendRun& run);
 

@@ -9,14 +9,12 @@ namespace fusescope::layout {
 CollapsedGraph::CollapsedGraph(const StageGraph& stage, const GroupTree& tree)
     : m_stage(stage)
     , m_tree(tree)
-    , m_expanded(size_t(tree.groupCount()), 0)
-{
+    , m_expanded(size_t(tree.groupCount()), 0) {
     if (!m_expanded.empty())
         m_expanded[0] = 1;
 }
 
-void CollapsedGraph::setExpanded(int group, bool expanded)
-{
+void CollapsedGraph::setExpanded(int group, bool expanded) {
     if (group <= 0 || group >= m_tree.groupCount())
         return;
     m_expanded[size_t(group)] = expanded;
@@ -25,16 +23,14 @@ void CollapsedGraph::setExpanded(int group, bool expanded)
             m_expanded[size_t(g)] = 1;
 }
 
-void CollapsedGraph::setExpandedState(std::vector<char> state)
-{
+void CollapsedGraph::setExpandedState(std::vector<char> state) {
     if (state.size() != m_expanded.size())
         return;
     m_expanded = std::move(state);
     m_expanded[0] = 1;
 }
 
-void CollapsedGraph::expandInitially(int maxVisible)
-{
+void CollapsedGraph::expandInitially(int maxVisible) {
     std::fill(m_expanded.begin(), m_expanded.end(), 0);
     m_expanded[0] = 1;
     int visible = m_tree.group(0).childCount();
@@ -52,14 +48,12 @@ void CollapsedGraph::expandInitially(int maxVisible)
     }
 }
 
-void CollapsedGraph::revealNode(int node)
-{
+void CollapsedGraph::revealNode(int node) {
     for (int g = m_tree.groupOfNode(node); g > 0; g = m_tree.group(g).parent)
         m_expanded[size_t(g)] = 1;
 }
 
-int CollapsedGraph::representative(int node) const
-{
+int CollapsedGraph::representative(int node) const {
     int item = ItemRef::node(node);
     for (int g = m_tree.groupOfNode(node); g > 0; g = m_tree.group(g).parent)
         if (!m_expanded[size_t(g)])
@@ -67,8 +61,7 @@ int CollapsedGraph::representative(int node) const
     return item;
 }
 
-std::vector<int> CollapsedGraph::visibleItems() const
-{
+std::vector<int> CollapsedGraph::visibleItems() const {
     std::vector<int> items;
     std::vector<int> stack{0};
     while (!stack.empty()) {
@@ -86,8 +79,7 @@ std::vector<int> CollapsedGraph::visibleItems() const
     return items;
 }
 
-int CollapsedGraph::visibleCount() const
-{
+int CollapsedGraph::visibleCount() const {
     int count = 0;
     std::vector<int> stack{0};
     while (!stack.empty()) {
@@ -104,8 +96,7 @@ int CollapsedGraph::visibleCount() const
     return count;
 }
 
-std::vector<VisibleEdge> CollapsedGraph::visibleEdges() const
-{
+std::vector<VisibleEdge> CollapsedGraph::visibleEdges() const {
     std::vector<int> rep(size_t(m_tree.nodeCount()));
     for (int n = 0; n < m_tree.nodeCount(); ++n)
         rep[size_t(n)] = representative(n);

@@ -2,7 +2,6 @@
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
-
 #include <mutex>
 #include <string>
 
@@ -10,34 +9,38 @@ namespace fusescope::layout {
 
 namespace {
 
-std::mutex& graphvizMutex()
-{
+std::mutex& graphvizMutex() {
     static std::mutex mutex;
     return mutex;
 }
 
 // One context for the process: creating it loads the plugin configuration, which costs
-// more than laying out a small level. Only touched under graphvizMutex().
+// more than laying out a small level. Only touched under graphvizMutex(); freed at exit.
 GVC_t* graphvizContext()
 {
-    static GVC_t* context = gvContext();
-    return context;
+    struct Context {
+        GVC_t* gvc = gvContext();
+        ~Context()
+        {
+            if (gvc)
+                gvFreeContext(gvc);
+        }
+    };
+    static Context context;
+    return context.gvc;
 }
 
-void set(void* object, const char* name, const std::string& value, const char* fallback = "")
-{
+void set(void* object, const char* name, const std::string& value, const char* fallback = "") {
     agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(fallback));
 }
 
-std::string inches(double points)
-{
+std::string inches(double points) {
     return std::to_string(points / 72.0);
 }
 
 } // namespace
 
-LevelResult layoutLevelWithDot(const LevelGraph& level)
-{
+LevelResult layoutLevelWithDot(const LevelGraph& level) {
     LevelResult out;
     if (level.sizes.empty())
         return out;
@@ -71,7 +74,8 @@ LevelResult layoutLevelWithDot(const LevelGraph& level)
     }
 
     if (gvLayout(gvc, g, "dot") != 0) {
-        out.error = "Graphviz dot failed to lay out a level of " + std::to_string(level.sizes.size()) + " boxes";
+        out.error =
+            "Graphviz dot failed to lay out a level of " + std::to_string(level.sizes.size()) + " boxes";
         agclose(g);
         return out;
     }

@@ -11,25 +11,21 @@ namespace {
 
 constexpr int kNone = INT_MIN;
 
-long long slotKey(int a, int b)
-{
+long long slotKey(int a, int b) {
     return (static_cast<long long>(a) << 32) ^ static_cast<unsigned int>(b);
 }
 
-uint64_t mix(uint64_t h, uint64_t v)
-{
+uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     return h;
 }
 
-Point translate(Point p, double dx, double dy)
-{
+Point translate(Point p, double dx, double dy) {
     return {p.x + dx, p.y + dy};
 }
 
 // Where an edge leaves or enters a box: the middle of the side facing `towards`.
-Point sideFacing(const PlacedItem& box, Point towards)
-{
+Point sideFacing(const PlacedItem& box, Point towards) {
     const bool below = towards.y > box.y;
     return {box.x, box.y + (below ? box.height / 2 : -box.height / 2)};
 }
@@ -41,8 +37,7 @@ GraphvizLayout::GraphvizLayout(std::shared_ptr<const StageGraph> stage, std::sha
     : m_stage(std::move(stage))
     , m_tree(std::move(tree))
     , m_metrics(metrics)
-    , m_cache(size_t(m_tree->groupCount()))
-{
+    , m_cache(size_t(m_tree->groupCount())) {
     m_edges.reserve(m_stage->edges.size());
     for (const GraphEdge& e : m_stage->edges) {
         const int s = m_tree->findNode(e.src);
@@ -52,29 +47,25 @@ GraphvizLayout::GraphvizLayout(std::shared_ptr<const StageGraph> stage, std::sha
     }
 }
 
-Point GraphvizLayout::nodeSize(int node) const
-{
+Point GraphvizLayout::nodeSize(int node) const {
     const GraphNode& n = m_stage->nodes[size_t(node)];
     const size_t chars = std::max(n.op.size(), n.name.size());
     return {std::clamp(40.0 + 6.5 * double(chars), m_metrics.nodeWidth * 0.7, m_metrics.nodeWidth * 1.6),
             m_metrics.nodeHeight};
 }
 
-Point GraphvizLayout::groupSize(int group) const
-{
+Point GraphvizLayout::groupSize(int group) const {
     const size_t chars = m_tree->group(group).name.size();
     return {std::clamp(50.0 + 6.5 * double(chars), m_metrics.groupWidth * 0.7, m_metrics.groupWidth * 1.6),
             m_metrics.groupHeight};
 }
 
-int GraphvizLayout::parentOf(int item) const
-{
+int GraphvizLayout::parentOf(int item) const {
     return ItemRef::isGroup(item) ? m_tree->group(ItemRef::index(item)).parent
                                   : m_tree->groupOfNode(ItemRef::index(item));
 }
 
-int GraphvizLayout::childOf(int group, int item) const
-{
+int GraphvizLayout::childOf(int group, int item) const {
     int current = item;
     for (int p = parentOf(current); p != group; p = parentOf(current)) {
         if (p < 0)
@@ -85,8 +76,7 @@ int GraphvizLayout::childOf(int group, int item) const
 }
 
 const GraphvizLayout::Level* GraphvizLayout::layoutGroup(int group, const std::vector<char>& expanded,
-                                                         const std::atomic<bool>* cancel, StageLayout& out)
-{
+                                                         const std::atomic<bool>* cancel, StageLayout& out) {
     const GraphGroup& g = m_tree->group(group);
     auto level = std::make_unique<Level>();
     uint64_t key = 1469598103934665603ULL;
@@ -160,8 +150,7 @@ const GraphvizLayout::Level* GraphvizLayout::layoutGroup(int group, const std::v
 }
 
 void GraphvizLayout::place(int group, double left, double top, const std::vector<char>& expanded,
-                           StageLayout& out)
-{
+                           StageLayout& out) {
     const Level* level = m_current[size_t(group)];
     m_frames[group] = {left, top, level};
     for (size_t i = 0; i < level->items.size(); ++i) {
@@ -181,12 +170,12 @@ void GraphvizLayout::place(int group, double left, double top, const std::vector
     }
 }
 
-StageLayout GraphvizLayout::layout(const std::vector<char>& expanded, const std::atomic<bool>* cancel)
-{
+StageLayout GraphvizLayout::layout(const std::vector<char>& expanded, const std::atomic<bool>* cancel) {
     StageLayout out;
     if (m_stage->status != StageStatus::Ok)
-        out.reason = m_stage->reason.empty() ? std::string("stage ") + m_stage->name + " is " + toString(m_stage->status)
-                                             : m_stage->reason;
+        out.reason = m_stage->reason.empty()
+                         ? std::string("stage ") + m_stage->name + " is " + toString(m_stage->status)
+                         : m_stage->reason;
     if (m_stage->nodes.empty()) {
         if (out.reason.empty())
             out.reason = "stage " + m_stage->name + " has no nodes";
@@ -226,7 +215,8 @@ StageLayout GraphvizLayout::layout(const std::vector<char>& expanded, const std:
         const int cb = common >= 0 ? childOf(common, e.to) : kNone;
         const Frame* frame = common >= 0 ? &m_frames.at(common) : nullptr;
         if (frame && ca != kNone && cb != kNone) {
-            const auto it = frame->level->edgeBySlots.find(slotKey(frame->level->slotOf.at(ca), frame->level->slotOf.at(cb)));
+            const auto it = frame->level->edgeBySlots.find(
+                slotKey(frame->level->slotOf.at(ca), frame->level->slotOf.at(cb)));
             if (it != frame->level->edgeBySlots.end())
                 for (const Point& p : frame->level->result.edgePoints[it->second])
                     edge.points.push_back(translate(p, frame->x, frame->y));

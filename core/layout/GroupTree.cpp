@@ -7,8 +7,7 @@ namespace fusescope::layout {
 
 namespace {
 
-std::vector<std::string> splitModulePath(const std::string& path)
-{
+std::vector<std::string> splitModulePath(const std::string& path) {
     std::vector<std::string> parts;
     size_t start = 0;
     while (start <= path.size() && !path.empty()) {
@@ -23,8 +22,7 @@ std::vector<std::string> splitModulePath(const std::string& path)
     return parts;
 }
 
-std::string joinPrefix(const std::vector<std::string>& parts, size_t count)
-{
+std::string joinPrefix(const std::vector<std::string>& parts, size_t count) {
     std::string out;
     for (size_t i = 0; i < count; ++i) {
         if (i)
@@ -36,8 +34,7 @@ std::string joinPrefix(const std::vector<std::string>& parts, size_t count)
 
 } // namespace
 
-int GroupTree::addGroup(GraphGroup::Kind kind, std::string id, std::string name, int parent)
-{
+int GroupTree::addGroup(GraphGroup::Kind kind, std::string id, std::string name, int parent) {
     GraphGroup g;
     g.kind = kind;
     g.id = std::move(id);
@@ -51,8 +48,7 @@ int GroupTree::addGroup(GraphGroup::Kind kind, std::string id, std::string name,
     return index;
 }
 
-GroupTree GroupTree::build(const StageGraph& stage)
-{
+GroupTree GroupTree::build(const StageGraph& stage) {
     GroupTree tree;
     tree.addGroup(GraphGroup::Kind::Root, "", stage.label.empty() ? stage.name : stage.label, -1);
     const int nodeCount = int(stage.nodes.size());
@@ -74,7 +70,8 @@ GroupTree GroupTree::build(const StageGraph& stage)
                 continue;
             byId.emplace(fg.id, k);
             for (const auto& id : fg.nodes)
-                if (auto it = tree.m_nodeIndex.find(id); it != tree.m_nodeIndex.end() && kernelOf[size_t(it->second)] < 0)
+                if (auto it = tree.m_nodeIndex.find(id);
+                    it != tree.m_nodeIndex.end() && kernelOf[size_t(it->second)] < 0)
                     kernelOf[size_t(it->second)] = k;
         }
         for (int i = 0; i < nodeCount; ++i)
@@ -105,8 +102,9 @@ GroupTree GroupTree::build(const StageGraph& stage)
             const std::string path = joinPrefix(parts, len);
             const std::string id = "module:" + path;
             auto it = tree.m_groupIndex.find(id);
-            parent = it != tree.m_groupIndex.end() ? it->second
-                                                    : tree.addGroup(GraphGroup::Kind::Module, id, path, parent);
+            parent = it != tree.m_groupIndex.end()
+                         ? it->second
+                         : tree.addGroup(GraphGroup::Kind::Module, id, path, parent);
         }
         return parent;
     };
@@ -121,7 +119,8 @@ GroupTree GroupTree::build(const StageGraph& stage)
                 parent = it->second;
             } else {
                 const int owner = moduleGroup(kernelPath[k]);
-                parent = tree.addGroup(GraphGroup::Kind::Kernel, id, fg.name.empty() ? fg.id : fg.name, owner);
+                parent =
+                    tree.addGroup(GraphGroup::Kind::Kernel, id, fg.name.empty() ? fg.id : fg.name, owner);
                 tree.m_groups[size_t(parent)].fusionGroup = k;
             }
         } else {
@@ -137,8 +136,7 @@ GroupTree GroupTree::build(const StageGraph& stage)
     return tree;
 }
 
-void GroupTree::splitOverfullLevels()
-{
+void GroupTree::splitOverfullLevels() {
     int partCounter = 0;
     for (int g = 0; g < int(m_groups.size()); ++g) {
         while (m_groups[size_t(g)].childCount() > kMaxChildren) {
@@ -155,8 +153,9 @@ void GroupTree::splitOverfullLevels()
             const int parts = (total + kMaxChildren - 1) / kMaxChildren;
             const int per = (total + parts - 1) / parts;
             for (int p = 0; p < parts; ++p) {
-                const int part = addGroup(GraphGroup::Kind::Part, "part:" + std::to_string(partCounter++),
-                                          "part " + std::to_string(p + 1) + " of " + std::to_string(parts), g);
+                const int part =
+                    addGroup(GraphGroup::Kind::Part, "part:" + std::to_string(partCounter++),
+                             "part " + std::to_string(p + 1) + " of " + std::to_string(parts), g);
                 for (int c = p * per; c < std::min(total, (p + 1) * per); ++c) {
                     const auto& [first, isGroup, index] = children[size_t(c)];
                     (void)first;
@@ -171,7 +170,8 @@ void GroupTree::splitOverfullLevels()
             }
             // Parts need their firstNode before the next round sorts them.
             for (int c : m_groups[size_t(g)].groups)
-                if (m_groups[size_t(c)].kind == GraphGroup::Kind::Part && m_groups[size_t(c)].childCount() > 0) {
+                if (m_groups[size_t(c)].kind == GraphGroup::Kind::Part &&
+                    m_groups[size_t(c)].childCount() > 0) {
                     int first = nodeCount();
                     for (int cg : m_groups[size_t(c)].groups)
                         first = std::min(first, m_groups[size_t(cg)].firstNode);
@@ -183,8 +183,7 @@ void GroupTree::splitOverfullLevels()
     }
 }
 
-void GroupTree::finish()
-{
+void GroupTree::finish() {
     // Pre-order from the root with an explicit stack: parts make indices unordered.
     std::vector<int> order;
     order.reserve(m_groups.size());
@@ -207,34 +206,31 @@ void GroupTree::finish()
             g.nodeCount += m_groups[size_t(c)].nodeCount;
             g.firstNode = std::min(g.firstNode, m_groups[size_t(c)].firstNode);
         }
-        std::sort(g.groups.begin(), g.groups.end(),
-                  [&](int a, int b) { return m_groups[size_t(a)].firstNode < m_groups[size_t(b)].firstNode; });
+        std::sort(g.groups.begin(), g.groups.end(), [&](int a, int b) {
+            return m_groups[size_t(a)].firstNode < m_groups[size_t(b)].firstNode;
+        });
         std::sort(g.nodes.begin(), g.nodes.end());
     }
 }
 
-int GroupTree::findGroup(const std::string& id) const
-{
+int GroupTree::findGroup(const std::string& id) const {
     auto it = m_groupIndex.find(id);
     return it == m_groupIndex.end() ? -1 : it->second;
 }
 
-int GroupTree::findNode(const std::string& id) const
-{
+int GroupTree::findNode(const std::string& id) const {
     auto it = m_nodeIndex.find(id);
     return it == m_nodeIndex.end() ? -1 : it->second;
 }
 
-int GroupTree::kernelOfNode(int node) const
-{
+int GroupTree::kernelOfNode(int node) const {
     for (int g = groupOfNode(node); g > 0; g = m_groups[size_t(g)].parent)
         if (m_groups[size_t(g)].kind == GraphGroup::Kind::Kernel)
             return g;
     return -1;
 }
 
-std::vector<int> GroupTree::pathTo(int group) const
-{
+std::vector<int> GroupTree::pathTo(int group) const {
     std::vector<int> path;
     for (int g = group; g >= 0; g = m_groups[size_t(g)].parent)
         path.push_back(g);
@@ -242,8 +238,7 @@ std::vector<int> GroupTree::pathTo(int group) const
     return path;
 }
 
-std::vector<int> GroupTree::nodesUnder(int group) const
-{
+std::vector<int> GroupTree::nodesUnder(int group) const {
     std::vector<int> out;
     std::vector<int> stack{group};
     while (!stack.empty()) {
@@ -256,8 +251,7 @@ std::vector<int> GroupTree::nodesUnder(int group) const
     return out;
 }
 
-bool GroupTree::isAncestor(int ancestor, int group) const
-{
+bool GroupTree::isAncestor(int ancestor, int group) const {
     for (int g = group; g >= 0; g = m_groups[size_t(g)].parent)
         if (g == ancestor)
             return true;

@@ -13,11 +13,11 @@ namespace fusescope::layout {
 struct GraphGroup {
     enum class Kind { Root, Module, Kernel, Part };
     Kind kind = Kind::Root;
-    std::string id;    // unique in the tree: "module:blocks.0", "kernel:<FusionGroup id>", "part:..."
-    std::string name;  // what the box shows: module path, kernel name, "part 2 of 5"
+    std::string id;   // unique in the tree: "module:blocks.0", "kernel:<FusionGroup id>", "part:..."
+    std::string name; // what the box shows: module path, kernel name, "part 2 of 5"
     int parent = -1;
-    int depth = 0;     // root is 0
-    int fusionGroup = -1; // index into StageGraph::groups for kernels
+    int depth = 0;           // root is 0
+    int fusionGroup = -1;    // index into StageGraph::groups for kernels
     std::vector<int> groups; // direct child groups
     std::vector<int> nodes;  // direct child nodes (indices into StageGraph::nodes)
     int nodeCount = 0;       // all nodes beneath

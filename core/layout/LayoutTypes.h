@@ -14,8 +14,8 @@ struct Point {
 // One box on screen: a node, a collapsed group (both "visible items"), or the frame of an
 // open group that holds other boxes.
 struct PlacedItem {
-    int item = 0;      // ItemRef encoding: node n -> n, group g -> -1 - g
-    double x = 0;      // centre
+    int item = 0; // ItemRef encoding: node n -> n, group g -> -1 - g
+    double x = 0; // centre
     double y = 0;
     double width = 0;
     double height = 0;
@@ -37,9 +37,9 @@ struct StageLayout {
     std::vector<PlacedEdge> edges;
     double width = 0;
     double height = 0;
-    std::string reason;      // why the stage has nothing to show (unsupported, failed, empty)
-    bool cancelled = false;  // a newer request won; the result is incomplete and must be dropped
-    int levelsLaidOut = 0;   // Graphviz calls made for this result (0 when everything was cached)
+    std::string reason;     // why the stage has nothing to show (unsupported, failed, empty)
+    bool cancelled = false; // a newer request won; the result is incomplete and must be dropped
+    int levelsLaidOut = 0;  // Graphviz calls made for this result (0 when everything was cached)
 };
 
 // How big boxes are. Estimated from label lengths so the engine needs no fonts.
@@ -48,7 +48,7 @@ struct BoxMetrics {
     double nodeHeight = 42;
     double groupWidth = 190;
     double groupHeight = 52;
-    double padding = 14;   // inside an open group's frame
+    double padding = 14; // inside an open group's frame
     double titleHeight = 24;
 };
 

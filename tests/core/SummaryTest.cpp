@@ -54,3 +54,21 @@ TEST(Summary, RunningOrCancelledRunsAreReportedAsFailed) {
     r.backends[0].status = RunStatus::Cancelled;
     EXPECT_EQ(summaryJson(r)["backends"][0]["status"], "failed");
 }
+
+TEST(Summary, NodesBeforeFusionComeFromTheLastStageBeforeFusionOfEachGraph)
+{
+    auto r = testdata::sampleReport();
+    auto& run = r.backends[0];
+    StageGraph dynamo;
+    dynamo.name = "dynamo_fx";
+    dynamo.fusion = "before";
+    for (int i = 0; i < 7; ++i)
+        dynamo.nodes.push_back({"d" + std::to_string(i), "", "op", "call_function", "", {}, {}, "", "", {}, "", {}});
+    run.stages.insert(run.stages.begin(), dynamo);
+    EXPECT_EQ(nodesBeforeFusion(run), 3); // pre_fusion, not the Dynamo graph before it
+    StageGraph second = dynamo;
+    second.graph = 1; // a second Dynamo graph after a break, without Inductor stages
+    run.stages.push_back(second);
+    EXPECT_EQ(nodesBeforeFusion(run), 10);
+    EXPECT_EQ(kernelsAfterFusion(run), 2);
+}

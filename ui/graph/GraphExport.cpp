@@ -10,15 +10,13 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
-
 #include <algorithm>
 
 namespace fusescope {
 
 namespace {
 
-bool fail(QString* error, const QString& message)
-{
+bool fail(QString* error, const QString& message) {
     if (error)
         *error = message;
     return false;
@@ -26,8 +24,7 @@ bool fail(QString* error, const QString& message)
 
 } // namespace
 
-bool exportScene(QGraphicsScene* scene, const QString& path, double scale, QString* error)
-{
+bool exportScene(QGraphicsScene* scene, const QString& path, double scale, QString* error) {
     if (!qobject_cast<QGuiApplication*>(QCoreApplication::instance()))
         return fail(error, "exporting a graph needs a QGuiApplication (fonts); none is running");
     if (!scene)
@@ -45,7 +42,10 @@ bool exportScene(QGraphicsScene* scene, const QString& path, double scale, QStri
         const QSize size(std::max(1, int(source.width() * scale)), std::max(1, int(source.height() * scale)));
         QImage image(size, QImage::Format_ARGB32_Premultiplied);
         if (image.isNull())
-            return fail(error, QString("could not allocate a %1x%2 image for %3").arg(size.width()).arg(size.height()).arg(path));
+            return fail(error, QString("could not allocate a %1x%2 image for %3")
+                                   .arg(size.width())
+                                   .arg(size.height())
+                                   .arg(path));
         image.fill(Qt::white);
         {
             QPainter painter(&image);
@@ -87,8 +87,7 @@ bool exportScene(QGraphicsScene* scene, const QString& path, double scale, QStri
 }
 
 bool exportStageImage(const BackendRun& run, const std::string& stageKey, const QString& path, double scale,
-                      QString* error)
-{
+                      QString* error) {
     const StageGraph* stage = run.findStage(stageKey);
     if (!stage) {
         QStringList keys;
@@ -107,7 +106,8 @@ bool exportStageImage(const BackendRun& run, const std::string& stageKey, const 
     scene.setStage(std::make_shared<const StageGraph>(*stage));
     scene.layoutNow();
     if (scene.nodeItemCount() + scene.closedGroupCount() == 0)
-        return fail(error, "layout failed for stage " + QString::fromStdString(stageKey) + ": " + scene.emptyReason());
+        return fail(error, "layout failed for stage " + QString::fromStdString(stageKey) + ": " +
+                               scene.emptyReason());
     return exportScene(&scene, path, scale, error);
 }
 

@@ -3,7 +3,6 @@
 #include "model/BackendRun.h"
 
 #include <QString>
-
 #include <string>
 
 class QGraphicsScene;
@@ -18,7 +17,7 @@ bool exportScene(QGraphicsScene* scene, const QString& path, double scale = 1.0,
 // Headless export of one stage of a run, as `fusescope-cli export` needs it: builds a
 // GraphScene, lays it out on the calling thread (opened to the same ~60 items as the GUI)
 // and writes it. Fails with a message for a missing stage or one with nothing to draw.
-bool exportStageImage(const BackendRun& run, const std::string& stageKey, const QString& path, double scale = 1.0,
-                      QString* error = nullptr);
+bool exportStageImage(const BackendRun& run, const std::string& stageKey, const QString& path,
+                      double scale = 1.0, QString* error = nullptr);
 
 } // namespace fusescope

@@ -13,16 +13,14 @@ namespace fusescope {
 
 namespace {
 
-QFont itemFont(bool bold = false)
-{
+QFont itemFont(bool bold = false) {
     QFont font;
     font.setPointSizeF(8.5);
     font.setBold(bold);
     return font;
 }
 
-QPen outline(bool selected, bool highlighted, QColor base)
-{
+QPen outline(bool selected, bool highlighted, QColor base) {
     if (selected)
         return QPen(QColor("#1565c0"), 3);
     if (highlighted)
@@ -30,13 +28,13 @@ QPen outline(bool selected, bool highlighted, QColor base)
     return QPen(base.darker(160), 1);
 }
 
-void drawLines(QPainter* painter, const QRectF& rect, const QString& first, const QString& second)
-{
+void drawLines(QPainter* painter, const QRectF& rect, const QString& first, const QString& second) {
     painter->setPen(Qt::black);
     painter->setFont(itemFont(true));
     const QFontMetricsF bold(painter->font());
     const QRectF top(rect.left() + 6, rect.top() + 3, rect.width() - 12, rect.height() / 2 - 3);
-    painter->drawText(top, Qt::AlignLeft | Qt::AlignVCenter, bold.elidedText(first, Qt::ElideMiddle, top.width()));
+    painter->drawText(top, Qt::AlignLeft | Qt::AlignVCenter,
+                      bold.elidedText(first, Qt::ElideMiddle, top.width()));
     painter->setFont(itemFont());
     const QFontMetricsF plain(painter->font());
     const QRectF bottom(rect.left() + 6, rect.center().y(), rect.width() - 12, rect.height() / 2 - 3);
@@ -51,8 +49,7 @@ NodeItem::NodeItem(QString id, QString op, QString detail, QColor color, QSizeF 
     , m_op(std::move(op))
     , m_detail(std::move(detail))
     , m_color(color)
-    , m_size(size)
-{
+    , m_size(size) {
     setFlag(ItemIsSelectable);
     // Nodes only move when the layout changes; caching their pixels makes panning cheap.
     setCacheMode(DeviceCoordinateCache);
@@ -60,13 +57,11 @@ NodeItem::NodeItem(QString id, QString op, QString detail, QColor color, QSizeF 
     setToolTip(m_op + "\n" + m_detail);
 }
 
-QRectF NodeItem::boundingRect() const
-{
+QRectF NodeItem::boundingRect() const {
     return QRectF(-m_size.width() / 2 - 2, -m_size.height() / 2 - 2, m_size.width() + 4, m_size.height() + 4);
 }
 
-void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
-{
+void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF rect(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     painter->setPen(outline(isSelected(), m_highlighted, m_color));
@@ -79,8 +74,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     drawLines(painter, rect, m_op, m_detail);
 }
 
-void NodeItem::setHighlighted(bool on)
-{
+void NodeItem::setHighlighted(bool on) {
     if (on == m_highlighted)
         return;
     m_highlighted = on;
@@ -93,8 +87,7 @@ GroupItem::GroupItem(QString id, QString name, int nodeCount, bool kernel, bool 
     , m_nodeCount(nodeCount)
     , m_kernel(kernel)
     , m_expanded(expanded)
-    , m_size(size)
-{
+    , m_size(size) {
     setFlag(ItemIsSelectable);
     if (!expanded)
         setCacheMode(DeviceCoordinateCache);
@@ -106,13 +99,11 @@ GroupItem::GroupItem(QString id, QString name, int nodeCount, bool kernel, bool 
                    .arg(expanded ? "close" : "open"));
 }
 
-QRectF GroupItem::boundingRect() const
-{
+QRectF GroupItem::boundingRect() const {
     return QRectF(-m_size.width() / 2 - 2, -m_size.height() / 2 - 2, m_size.width() + 4, m_size.height() + 4);
 }
 
-QPainterPath GroupItem::shape() const
-{
+QPainterPath GroupItem::shape() const {
     // An open frame is picked by its title bar only, so clicks inside reach its children
     // and rubber-band over empty space still works.
     QPainterPath path;
@@ -121,8 +112,7 @@ QPainterPath GroupItem::shape() const
     return path;
 }
 
-void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
-{
+void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF rect(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QColor fill = m_kernel ? kernelColor() : QColor("#f5f5f5");
@@ -135,8 +125,8 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
             return;
         painter->setPen(QColor("#424242"));
         painter->setFont(itemFont(true));
-        painter->drawText(QRectF(rect.left() + 6, rect.top(), rect.width() - 12, 22), Qt::AlignLeft | Qt::AlignVCenter,
-                          QString("▾ %1 · %2").arg(m_name, count));
+        painter->drawText(QRectF(rect.left() + 6, rect.top(), rect.width() - 12, 22),
+                          Qt::AlignLeft | Qt::AlignVCenter, QString("▾ %1 · %2").arg(m_name, count));
         return;
     }
     painter->setBrush(fill.darker(m_kernel ? 105 : 110));
@@ -150,16 +140,14 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     drawLines(painter, rect, QString("▸ ") + m_name, count + (m_kernel ? " · kernel" : ""));
 }
 
-void GroupItem::setHighlighted(bool on)
-{
+void GroupItem::setHighlighted(bool on) {
     if (on == m_highlighted)
         return;
     m_highlighted = on;
     update();
 }
 
-void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
-{
+void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     if (auto* graph = qobject_cast<GraphScene*>(scene()))
         graph->toggleGroup(m_id);
     event->accept();
@@ -167,8 +155,7 @@ void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)
 
 EdgeItem::EdgeItem(QPainterPath path, QPointF tip, QPointF before, int count)
     : m_path(std::move(path))
-    , m_count(count)
-{
+    , m_count(count) {
     setZValue(5);
     QLineF axis(tip, before);
     if (axis.length() < 0.01)
@@ -184,13 +171,11 @@ EdgeItem::EdgeItem(QPainterPath path, QPointF tip, QPointF before, int count)
         setToolTip(QString("%1 edges").arg(count));
 }
 
-QRectF EdgeItem::boundingRect() const
-{
+QRectF EdgeItem::boundingRect() const {
     return m_bounds;
 }
 
-void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
-{
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const double width = 1.0 + std::min(4.0, std::log2(double(m_count)));
     painter->setPen(QPen(QColor("#616161"), width));

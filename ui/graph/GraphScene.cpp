@@ -6,7 +6,6 @@
 
 #include <QGraphicsSimpleTextItem>
 #include <QPointer>
-
 #include <cmath>
 
 namespace fusescope {
@@ -15,8 +14,7 @@ using namespace layout;
 
 namespace {
 
-QString shapeText(const GraphNode& n)
-{
+QString shapeText(const GraphNode& n) {
     QStringList parts;
     for (size_t i = 0; i < n.shapes.size(); ++i) {
         QStringList dims;
@@ -30,8 +28,7 @@ QString shapeText(const GraphNode& n)
     return parts.join(" ");
 }
 
-QPainterPath bezierPath(const std::vector<Point>& pts)
-{
+QPainterPath bezierPath(const std::vector<Point>& pts) {
     QPainterPath path(QPointF(pts[0].x, pts[0].y));
     for (size_t i = 1; i + 2 < pts.size(); i += 3)
         path.cubicTo(QPointF(pts[i].x, pts[i].y), QPointF(pts[i + 1].x, pts[i + 1].y),
@@ -42,20 +39,17 @@ QPainterPath bezierPath(const std::vector<Point>& pts)
 } // namespace
 
 GraphScene::GraphScene(QObject* parent)
-    : QGraphicsScene(parent)
-{
+    : QGraphicsScene(parent) {
     // Items only change when a layout is applied, so a BSP index makes hit tests and
     // exposed-region queries logarithmic on big scenes.
     setItemIndexMethod(BspTreeIndex);
 }
 
-GraphScene::~GraphScene()
-{
+GraphScene::~GraphScene() {
     m_worker.reset(); // joins the thread before the items and the stage go away
 }
 
-void GraphScene::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible)
-{
+void GraphScene::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible) {
     m_worker.reset();
     m_stage = std::move(stage);
     m_tree = std::make_shared<GroupTree>(GroupTree::build(*m_stage));
@@ -66,14 +60,12 @@ void GraphScene::setStage(std::shared_ptr<const StageGraph> stage, int maxVisibl
     requestLayout();
 }
 
-bool GraphScene::isGroupExpanded(const QString& groupId) const
-{
+bool GraphScene::isGroupExpanded(const QString& groupId) const {
     const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
     return g >= 0 && m_collapsed->isExpanded(g);
 }
 
-void GraphScene::setGroupExpanded(const QString& groupId, bool expanded)
-{
+void GraphScene::setGroupExpanded(const QString& groupId, bool expanded) {
     const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
     if (g <= 0 || m_collapsed->isExpanded(g) == expanded)
         return;
@@ -81,13 +73,11 @@ void GraphScene::setGroupExpanded(const QString& groupId, bool expanded)
     requestLayout();
 }
 
-void GraphScene::toggleGroup(const QString& groupId)
-{
+void GraphScene::toggleGroup(const QString& groupId) {
     setGroupExpanded(groupId, !isGroupExpanded(groupId));
 }
 
-void GraphScene::revealNode(const QString& nodeId)
-{
+void GraphScene::revealNode(const QString& nodeId) {
     const int n = m_tree ? m_tree->findNode(nodeId.toStdString()) : -1;
     if (n < 0 || m_collapsed->representative(n) == ItemRef::node(n))
         return;
@@ -95,15 +85,13 @@ void GraphScene::revealNode(const QString& nodeId)
     requestLayout();
 }
 
-QString GraphScene::kernelOfNode(const QString& nodeId) const
-{
+QString GraphScene::kernelOfNode(const QString& nodeId) const {
     const int n = m_tree ? m_tree->findNode(nodeId.toStdString()) : -1;
     const int k = n >= 0 ? m_tree->kernelOfNode(n) : -1;
     return k >= 0 ? QString::fromStdString(m_tree->group(k).id) : QString();
 }
 
-QStringList GraphScene::nodesOfGroup(const QString& groupId) const
-{
+QStringList GraphScene::nodesOfGroup(const QString& groupId) const {
     QStringList ids;
     const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
     if (g >= 0)
@@ -112,22 +100,19 @@ QStringList GraphScene::nodesOfGroup(const QString& groupId) const
     return ids;
 }
 
-QString GraphScene::groupName(const QString& groupId) const
-{
+QString GraphScene::groupName(const QString& groupId) const {
     const int g = m_tree ? m_tree->findGroup(groupId.toStdString()) : -1;
     return g >= 0 ? QString::fromStdString(m_tree->group(g).name) : QString();
 }
 
-int GraphScene::closedGroupCount() const
-{
+int GraphScene::closedGroupCount() const {
     int count = 0;
     for (GroupItem* g : m_groupItems)
         count += g->isExpanded() ? 0 : 1;
     return count;
 }
 
-void GraphScene::highlightNodes(const QStringList& ids)
-{
+void GraphScene::highlightNodes(const QStringList& ids) {
     m_highlighted = QSet<QString>(ids.begin(), ids.end());
     for (NodeItem* item : m_nodeItems)
         item->setHighlighted(m_highlighted.contains(item->id()));
@@ -141,34 +126,30 @@ void GraphScene::highlightNodes(const QStringList& ids)
         item->setHighlighted(groups.contains(item->id()));
 }
 
-void GraphScene::requestLayout()
-{
+void GraphScene::requestLayout() {
     const uint64_t generation = ++m_generation;
     QPointer<GraphScene> self(this);
-    m_worker->request(generation, m_collapsed->expandedState(),
-                      [self](uint64_t gen, StageLayout result) {
-                          // Runs on the worker thread; the scene may be gone by the time the
-                          // queued call would run, which QPointer catches.
-                          QMetaObject::invokeMethod(
-                              self.data(),
-                              [self, gen, result = std::move(result)] {
-                                  if (self)
-                                      self->applyLayout(gen, result);
-                              },
-                              Qt::QueuedConnection);
-                      });
+    m_worker->request(generation, m_collapsed->expandedState(), [self](uint64_t gen, StageLayout result) {
+        // Runs on the worker thread; the scene may be gone by the time the
+        // queued call would run, which QPointer catches.
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, gen, result = std::move(result)] {
+                if (self)
+                    self->applyLayout(gen, result);
+            },
+            Qt::QueuedConnection);
+    });
 }
 
-void GraphScene::layoutNow()
-{
+void GraphScene::layoutNow() {
     if (!m_worker)
         return;
     const uint64_t generation = ++m_generation;
     applyLayout(generation, m_worker->layoutNow(m_collapsed->expandedState()));
 }
 
-void GraphScene::applyLayout(uint64_t generation, const StageLayout& result)
-{
+void GraphScene::applyLayout(uint64_t generation, const StageLayout& result) {
     // A result for an older expansion state: a newer one is on its way.
     if (generation != m_generation)
         return;
@@ -200,8 +181,9 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result)
         } else {
             const GraphNode& n = m_stage->nodes[size_t(ItemRef::index(placed.item))];
             const QString id = QString::fromStdString(n.id);
-            auto* nodeItem = new NodeItem(id, QString::fromStdString(n.op.empty() ? n.name : n.op), shapeText(n),
-                                          categoryColor(QString::fromStdString(n.category)), size);
+            auto* nodeItem =
+                new NodeItem(id, QString::fromStdString(n.op.empty() ? n.name : n.op), shapeText(n),
+                             categoryColor(QString::fromStdString(n.category)), size);
             m_nodeItems.insert(id, nodeItem);
             item = nodeItem;
         }
@@ -219,7 +201,8 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result)
                 before = e.points[i];
                 break;
             }
-        addItem(new EdgeItem(bezierPath(e.points), QPointF(tip.x, tip.y), QPointF(before.x, before.y), e.count));
+        addItem(
+            new EdgeItem(bezierPath(e.points), QPointF(tip.x, tip.y), QPointF(before.x, before.y), e.count));
         ++m_edgeCount;
     }
     if (result.items.empty() && !m_reason.isEmpty()) {

@@ -7,7 +7,6 @@
 #include <QHash>
 #include <QSet>
 #include <QStringList>
-
 #include <memory>
 
 namespace fusescope {

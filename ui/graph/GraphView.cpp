@@ -6,13 +6,14 @@
 #include <QMouseEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 
 namespace fusescope {
 
 GraphView::GraphView(QWidget* parent)
     : QGraphicsView(parent)
-    , m_scene(new GraphScene(this))
-{
+    , m_scene(new GraphScene(this)) {
     setScene(m_scene);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setDragMode(ScrollHandDrag);
@@ -25,24 +26,27 @@ GraphView::GraphView(QWidget* parent)
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
 }
 
-GraphView::~GraphView() = default;
-
-void GraphView::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible)
+GraphView::~GraphView()
 {
+    // QWidget deletes children before QObject drops connections; the scene clearing its
+    // items would otherwise call back into this half-destroyed view.
+    m_scene->disconnect(this);
+}
+
+void GraphView::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible) {
     m_matches.clear();
     m_current = -1;
     m_pendingNode.clear();
     m_userZoomed = false;
+    m_firstLayout = true;
     m_scene->setStage(std::move(stage), maxVisible);
 }
 
-void GraphView::highlightNodes(const QStringList& ids)
-{
+void GraphView::highlightNodes(const QStringList& ids) {
     m_scene->highlightNodes(ids);
 }
 
-int GraphView::search(const QString& text)
-{
+int GraphView::search(const QString& text) {
     m_matches.clear();
     m_current = -1;
     const StageGraph* stage = m_scene->stage();
@@ -65,30 +69,26 @@ int GraphView::search(const QString& text)
     return int(m_matches.size());
 }
 
-void GraphView::findNext()
-{
+void GraphView::findNext() {
     if (m_matches.isEmpty())
         return;
     m_current = (m_current + 1) % int(m_matches.size());
     goToMatch();
 }
 
-void GraphView::findPrevious()
-{
+void GraphView::findPrevious() {
     if (m_matches.isEmpty())
         return;
     m_current = (m_current - 1 + int(m_matches.size())) % int(m_matches.size());
     goToMatch();
 }
 
-void GraphView::goToMatch()
-{
+void GraphView::goToMatch() {
     selectNode(m_matches[m_current]);
     emit searchMoved(m_current, int(m_matches.size()));
 }
 
-void GraphView::selectNode(const QString& id)
-{
+void GraphView::selectNode(const QString& id) {
     m_scene->revealNode(id);
     if (!m_scene->isLayoutPending() && m_scene->nodeItem(id)) {
         NodeItem* item = m_scene->nodeItem(id);
@@ -101,8 +101,7 @@ void GraphView::selectNode(const QString& id)
     }
 }
 
-void GraphView::selectGroup(const QString& id)
-{
+void GraphView::selectGroup(const QString& id) {
     if (GroupItem* item = m_scene->groupItem(id)) {
         m_scene->clearSelection();
         item->setSelected(true);
@@ -110,43 +109,56 @@ void GraphView::selectGroup(const QString& id)
     }
 }
 
-QString GraphView::selectedNode() const
-{
+QString GraphView::selectedNode() const {
     for (QGraphicsItem* item : m_scene->selectedItems())
         if (auto* node = qgraphicsitem_cast<NodeItem*>(item))
             return node->id();
     return {};
 }
 
-QString GraphView::selectedGroup() const
-{
+QString GraphView::selectedGroup() const {
     for (QGraphicsItem* item : m_scene->selectedItems())
         if (auto* group = qgraphicsitem_cast<GroupItem*>(item))
             return group->id();
     return {};
 }
 
-void GraphView::fitToWindow()
-{
+void GraphView::fitToWindow() {
     fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
-    // Fitting a huge scene would shrink it to dots; keep text readable at the start.
     if (zoom() > 1.5)
         setTransform(QTransform::fromScale(1.5, 1.5));
+    updateMinimap();
+}
+
+void GraphView::showStart() {
+    // Fitting a tall graph would shrink it below readable text; open at a readable zoom at
+    // its top instead, and let the minimap show the rest.
+    fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
+    const double readable = std::clamp(zoom(), 0.8, 1.5);
+    setTransform(QTransform::fromScale(readable, readable));
+    const QRectF rect = m_scene->sceneRect();
+    centerOn(QPointF(rect.center().x(), rect.top() + viewport()->height() / (2 * readable)));
+    updateMinimap();
+}
+
+void GraphView::updateMinimap() {
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const QSize area = viewport()->size();
+    const bool roomy = area.width() > 3 * m_minimap->width() && area.height() > 2 * m_minimap->height();
+    m_minimap->setVisible(roomy && !visible.contains(m_scene->sceneRect()));
     m_minimap->viewport()->update();
 }
 
-void GraphView::zoomBy(double factor)
-{
+void GraphView::zoomBy(double factor) {
     const double next = zoom() * factor;
     if (next < 0.02 || next > 8)
         return;
     m_userZoomed = true;
     scale(factor, factor);
-    m_minimap->viewport()->update();
+    updateMinimap();
 }
 
-void GraphView::wheelEvent(QWheelEvent* event)
-{
+void GraphView::wheelEvent(QWheelEvent* event) {
     // AnchorUnderMouse keeps the point under the cursor fixed while scaling.
     const double steps = event->angleDelta().y() / 120.0;
     if (steps != 0)
@@ -154,44 +166,41 @@ void GraphView::wheelEvent(QWheelEvent* event)
     event->accept();
 }
 
-void GraphView::resizeEvent(QResizeEvent* event)
-{
+void GraphView::resizeEvent(QResizeEvent* event) {
     QGraphicsView::resizeEvent(event);
     placeMinimap();
-    if (!m_userZoomed)
-        fitToWindow();
+    if (!m_userZoomed && !m_scene->isLayoutPending())
+        showStart();
 }
 
-void GraphView::scrollContentsBy(int dx, int dy)
-{
+void GraphView::scrollContentsBy(int dx, int dy) {
     QGraphicsView::scrollContentsBy(dx, dy);
-    m_minimap->viewport()->update();
+    updateMinimap();
 }
 
-void GraphView::placeMinimap()
-{
+void GraphView::placeMinimap() {
     const QSize size(180, 120);
     const QRect area = viewport()->geometry();
     m_minimap->setGeometry(area.right() - size.width() - 8, area.bottom() - size.height() - 8, size.width(),
                            size.height());
-    m_minimap->setVisible(area.width() > 3 * size.width() && area.height() > 2 * size.height());
     m_minimap->refit();
+    updateMinimap();
 }
 
-void GraphView::onLayoutFinished()
-{
+void GraphView::onLayoutFinished() {
     m_minimap->refit();
     if (!m_pendingNode.isEmpty() && m_scene->nodeItem(m_pendingNode)) {
         const QString id = m_pendingNode;
         m_pendingNode.clear();
         selectNode(id);
-    } else if (!m_userZoomed) {
-        fitToWindow();
+    } else if (m_firstLayout) {
+        showStart();
     }
+    m_firstLayout = false;
+    updateMinimap();
 }
 
-void GraphView::onSelectionChanged()
-{
+void GraphView::onSelectionChanged() {
     const QString node = selectedNode();
     if (!node.isEmpty()) {
         emit nodeSelected(node);
@@ -204,8 +213,7 @@ void GraphView::onSelectionChanged()
 
 Minimap::Minimap(GraphView* main, QWidget* parent)
     : QGraphicsView(main->scene(), parent)
-    , m_main(main)
-{
+    , m_main(main) {
     setInteractive(false);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -214,33 +222,39 @@ Minimap::Minimap(GraphView* main, QWidget* parent)
     setCursor(Qt::PointingHandCursor);
 }
 
-void Minimap::refit()
-{
+void Minimap::refit() {
     fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
 }
 
-void Minimap::drawForeground(QPainter* painter, const QRectF&)
-{
+// A hidden view's viewport keeps a stale size, so fit again whenever the size is real.
+void Minimap::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    refit();
+}
+
+void Minimap::showEvent(QShowEvent* event) {
+    QGraphicsView::showEvent(event);
+    refit();
+}
+
+void Minimap::drawForeground(QPainter* painter, const QRectF&) {
     const QRectF visible = m_main->mapToScene(m_main->viewport()->rect()).boundingRect();
     painter->setPen(QPen(QColor("#1565c0"), 0));
     painter->setBrush(QColor(21, 101, 192, 40));
     painter->drawRect(visible);
 }
 
-void Minimap::mousePressEvent(QMouseEvent* event)
-{
+void Minimap::mousePressEvent(QMouseEvent* event) {
     m_main->centerOn(mapToScene(event->position().toPoint()));
     viewport()->update();
 }
 
-void Minimap::mouseMoveEvent(QMouseEvent* event)
-{
+void Minimap::mouseMoveEvent(QMouseEvent* event) {
     if (event->buttons() & Qt::LeftButton)
         mousePressEvent(event);
 }
 
-void Minimap::wheelEvent(QWheelEvent* event)
-{
+void Minimap::wheelEvent(QWheelEvent* event) {
     event->ignore(); // the minimap always shows everything
 }
 

@@ -4,7 +4,6 @@
 
 #include <QGraphicsView>
 #include <QStringList>
-
 #include <memory>
 
 namespace fusescope {
@@ -60,6 +59,8 @@ private:
     void onSelectionChanged();
     void goToMatch();
     void placeMinimap();
+    void updateMinimap();
+    void showStart();
 
     GraphScene* m_scene;
     Minimap* m_minimap;
@@ -67,6 +68,7 @@ private:
     int m_current = -1;
     QString m_pendingNode;
     bool m_userZoomed = false;
+    bool m_firstLayout = true;
 };
 
 // The whole scene in a corner of a GraphView, with the main viewport drawn as a rectangle;
@@ -79,6 +81,8 @@ public:
 
 protected:
     void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;

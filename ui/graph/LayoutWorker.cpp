@@ -4,12 +4,10 @@ namespace fusescope {
 
 LayoutWorker::LayoutWorker(std::shared_ptr<layout::GraphvizLayout> engine)
     : m_engine(std::move(engine))
-    , m_thread([this] { run(); })
-{
+    , m_thread([this] { run(); }) {
 }
 
-LayoutWorker::~LayoutWorker()
-{
+LayoutWorker::~LayoutWorker() {
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
         m_stop = true;
@@ -20,8 +18,7 @@ LayoutWorker::~LayoutWorker()
     m_thread.join();
 }
 
-void LayoutWorker::request(uint64_t generation, std::vector<char> expanded, Done done)
-{
+void LayoutWorker::request(uint64_t generation, std::vector<char> expanded, Done done) {
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
         m_pending = Job{generation, std::move(expanded), std::move(done)};
@@ -32,14 +29,12 @@ void LayoutWorker::request(uint64_t generation, std::vector<char> expanded, Done
     m_wake.notify_one();
 }
 
-layout::StageLayout LayoutWorker::layoutNow(const std::vector<char>& expanded)
-{
+layout::StageLayout LayoutWorker::layoutNow(const std::vector<char>& expanded) {
     std::lock_guard<std::mutex> lock(m_engineMutex);
     return m_engine->layout(expanded);
 }
 
-void LayoutWorker::run()
-{
+void LayoutWorker::run() {
     for (;;) {
         Job job;
         {

@@ -4,8 +4,7 @@
 
 namespace fusescope {
 
-QColor categoryColor(const QString& category)
-{
+QColor categoryColor(const QString& category) {
     static const QHash<QString, QColor> colors = {
         {"input", QColor("#cfd8dc")},     {"output", QColor("#b0bec5")},    {"constant", QColor("#eceff1")},
         {"matmul", QColor("#ef9a9a")},    {"conv", QColor("#f48fb1")},      {"attention", QColor("#ffcc80")},
@@ -15,14 +14,12 @@ QColor categoryColor(const QString& category)
     return colors.value(category, QColor("#e6ee9c"));
 }
 
-QStringList paletteCategories()
-{
-    return {"input", "output", "constant", "matmul", "conv", "attention",
-            "pointwise", "reduction", "norm", "view", "extern", "other"};
+QStringList paletteCategories() {
+    return {"input",     "output",    "constant", "matmul", "conv",   "attention",
+            "pointwise", "reduction", "norm",     "view",   "extern", "other"};
 }
 
-QColor kernelColor()
-{
+QColor kernelColor() {
     return QColor("#fff3e0");
 }
 

@@ -14,15 +14,13 @@
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QVBoxLayout>
-
 #include <unordered_set>
 
 namespace fusescope {
 
 namespace {
 
-QWidget* sidePanel(QLabel* title, GraphView* view)
-{
+QWidget* sidePanel(QLabel* title, GraphView* view) {
     auto* panel = new QWidget;
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -58,8 +56,7 @@ QWidget* sidePanel(QLabel* title, GraphView* view)
     return panel;
 }
 
-QString join(const std::vector<std::string>& items, const QString& sep = ", ")
-{
+QString join(const std::vector<std::string>& items, const QString& sep = ", ") {
     QStringList out;
     for (const auto& s : items)
         out << QString::fromStdString(s).toHtmlEscaped();
@@ -76,8 +73,7 @@ StageCompareWidget::StageCompareWidget(QWidget* parent)
     , m_inspector(new QTextBrowser)
     , m_stats(new QLabel)
     , m_beforeTitle(new QLabel(tr("Before fusion")))
-    , m_afterTitle(new QLabel(tr("After fusion")))
-{
+    , m_afterTitle(new QLabel(tr("After fusion"))) {
     m_code->setReadOnly(true);
     m_code->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_code->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -105,15 +101,13 @@ StageCompareWidget::StageCompareWidget(QWidget* parent)
     connect(m_before, &GraphView::nodeSelected, this, &StageCompareWidget::selectBeforeNode);
 }
 
-bool StageCompareWidget::setRun(std::shared_ptr<const BackendRun> run, int graph)
-{
+bool StageCompareWidget::setRun(std::shared_ptr<const BackendRun> run, int graph) {
     const QString suffix = graph == 0 ? QString() : QString("#%1").arg(graph);
     return setStages(std::move(run), "pre_fusion" + suffix, "post_fusion" + suffix);
 }
 
 bool StageCompareWidget::setStages(std::shared_ptr<const BackendRun> run, const QString& beforeKey,
-                                   const QString& afterKey)
-{
+                                   const QString& afterKey) {
     m_run = std::move(run);
     m_kernelToBefore.clear();
     m_beforeToKernel.clear();
@@ -134,8 +128,9 @@ bool StageCompareWidget::setStages(std::shared_ptr<const BackendRun> run, const 
     };
     m_before->setStage(m_beforeStage ? m_beforeStage : placeholder(beforeKey));
     m_after->setStage(m_afterStage ? m_afterStage : placeholder(afterKey));
-    m_beforeTitle->setText(before ? QString::fromStdString(before->label.empty() ? before->name : before->label)
-                                  : tr("Before fusion (missing)"));
+    m_beforeTitle->setText(before
+                               ? QString::fromStdString(before->label.empty() ? before->name : before->label)
+                               : tr("Before fusion (missing)"));
     m_afterTitle->setText(after ? QString::fromStdString(after->label.empty() ? after->name : after->label)
                                 : tr("After fusion (missing)"));
     if (!before || !after) {
@@ -155,8 +150,7 @@ bool StageCompareWidget::setStages(std::shared_ptr<const BackendRun> run, const 
     return true;
 }
 
-void StageCompareWidget::linkStages()
-{
+void StageCompareWidget::linkStages() {
     // Scheduler stages share node ids; FX stages are reached through the kernel's provenance
     // (post-grad node names) and the origins of its nodes.
     std::unordered_map<std::string, const GraphNode*> afterById;
@@ -181,39 +175,37 @@ void StageCompareWidget::linkStages()
     }
 }
 
-const FusionGroup* StageCompareWidget::kernelByGroupId(const QString& groupId) const
-{
+const FusionGroup* StageCompareWidget::kernelByGroupId(const QString& groupId) const {
     if (!m_afterStage)
         return nullptr;
-    const std::string id = groupId.startsWith("kernel:") ? groupId.mid(7).toStdString() : groupId.toStdString();
+    const std::string id =
+        groupId.startsWith("kernel:") ? groupId.mid(7).toStdString() : groupId.toStdString();
     for (const FusionGroup& g : m_afterStage->groups)
         if (g.id == id)
             return &g;
     return nullptr;
 }
 
-QStringList StageCompareWidget::beforeNodesOfKernel(const QString& kernelGroupId) const
-{
+QStringList StageCompareWidget::beforeNodesOfKernel(const QString& kernelGroupId) const {
     const FusionGroup* g = kernelByGroupId(kernelGroupId);
     return g ? m_kernelToBefore.value(int(g - m_afterStage->groups.data())) : QStringList();
 }
 
-void StageCompareWidget::selectKernel(const QString& groupId)
-{
+void StageCompareWidget::selectKernel(const QString& groupId) {
     const FusionGroup* g = kernelByGroupId(groupId);
     if (!g)
         return; // a module or part box: nothing to cross-link
     m_before->highlightNodes(beforeNodesOfKernel(groupId));
     m_after->highlightNodes(m_after->graphScene()->nodesOfGroup("kernel:" + QString::fromStdString(g->id)));
     showKernelCode(*g);
-    m_inspector->setHtml(QString("<b>%1</b> <i>%2</i><br>%3 nodes: %4<br>from: %5")
-                             .arg(QString::fromStdString(g->name).toHtmlEscaped(), QString::fromStdString(g->kind))
-                             .arg(g->nodes.size())
-                             .arg(join(g->nodes), join(g->provenance)));
+    m_inspector->setHtml(
+        QString("<b>%1</b> <i>%2</i><br>%3 nodes: %4<br>from: %5")
+            .arg(QString::fromStdString(g->name).toHtmlEscaped(), QString::fromStdString(g->kind))
+            .arg(g->nodes.size())
+            .arg(join(g->nodes), join(g->provenance)));
 }
 
-void StageCompareWidget::selectBeforeNode(const QString& nodeId)
-{
+void StageCompareWidget::selectBeforeNode(const QString& nodeId) {
     const GraphNode* node = m_beforeStage ? m_beforeStage->findNode(nodeId.toStdString()) : nullptr;
     if (!node)
         return;
@@ -230,8 +222,7 @@ void StageCompareWidget::selectBeforeNode(const QString& nodeId)
     inspectNode(*m_beforeStage, *node, kernel);
 }
 
-void StageCompareWidget::selectAfterNode(const QString& nodeId)
-{
+void StageCompareWidget::selectAfterNode(const QString& nodeId) {
     const GraphNode* node = m_afterStage ? m_afterStage->findNode(nodeId.toStdString()) : nullptr;
     if (!node)
         return;
@@ -241,8 +232,7 @@ void StageCompareWidget::selectAfterNode(const QString& nodeId)
     inspectNode(*m_afterStage, *node, kernelByGroupId(kernelId));
 }
 
-void StageCompareWidget::inspectNode(const StageGraph& stage, const GraphNode& n, const FusionGroup* kernel)
-{
+void StageCompareWidget::inspectNode(const StageGraph& stage, const GraphNode& n, const FusionGroup* kernel) {
     QStringList shapes;
     for (const auto& s : n.shapes) {
         QStringList dims;
@@ -260,8 +250,9 @@ void StageCompareWidget::inspectNode(const StageGraph& stage, const GraphNode& n
     html += row(tr("Kind"), QString::fromStdString(n.kind));
     html += row(tr("Shapes"), shapes.join(" "));
     html += row(tr("Dtypes"), join(n.dtypes));
-    html += row(tr("Module"), QString::fromStdString(n.module + (n.moduleType.empty() ? "" : " (" + n.moduleType + ")"))
-                                  .toHtmlEscaped());
+    html += row(tr("Module"),
+                QString::fromStdString(n.module + (n.moduleType.empty() ? "" : " (" + n.moduleType + ")"))
+                    .toHtmlEscaped());
     if (n.source)
         html += row(tr("Source"), QString("%1:%2<br><code>%3</code>")
                                       .arg(QString::fromStdString(n.source->file).toHtmlEscaped())
@@ -273,8 +264,7 @@ void StageCompareWidget::inspectNode(const StageGraph& stage, const GraphNode& n
     m_inspector->setHtml(html + "</table>");
 }
 
-void StageCompareWidget::showKernelCode(const FusionGroup& kernel)
-{
+void StageCompareWidget::showKernelCode(const FusionGroup& kernel) {
     if (!m_run)
         return;
     const QString name = QString::fromStdString(kernel.name);
@@ -303,13 +293,11 @@ void StageCompareWidget::showKernelCode(const FusionGroup& kernel)
     m_codeArtifact.clear();
 }
 
-QString StageCompareWidget::inspectorText() const
-{
+QString StageCompareWidget::inspectorText() const {
     return m_inspector->toPlainText();
 }
 
-QString StageCompareWidget::statsText() const
-{
+QString StageCompareWidget::statsText() const {
     return m_stats->text();
 }
 

@@ -1,0 +1,220 @@
+#include "GraphView.h"
+
+#include "GraphExport.h"
+#include "GraphItems.h"
+#include "GraphScene.h"
+#include "StageCompareWidget.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBlock>
+#include <QXmlStreamReader>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace fusescope;
+
+namespace {
+
+std::shared_ptr<const BackendRun> loadRun() {
+    std::ifstream in(FUSESCOPE_GRAPH_FIXTURES "/mlp_inductor_run.json");
+    auto run = std::make_shared<BackendRun>();
+    from_json(nlohmann::json::parse(in), *run);
+    return run;
+}
+
+std::shared_ptr<const StageGraph> stageOf(const std::shared_ptr<const BackendRun>& run, const char* key) {
+    return std::shared_ptr<const StageGraph>(run, run->findStage(key));
+}
+
+// Layout runs on a worker thread; the result arrives through the event loop.
+bool waitForLayout(GraphScene* scene) {
+    if (!scene->isLayoutPending())
+        return true;
+    QSignalSpy spy(scene, &GraphScene::layoutFinished);
+    return spy.wait(20000) || !scene->isLayoutPending();
+}
+
+QSet<QString> highlightedItems(GraphScene* scene) {
+    QSet<QString> ids;
+    for (QGraphicsItem* item : scene->items())
+        if (auto* node = qgraphicsitem_cast<NodeItem*>(item); node && node->isHighlighted())
+            ids.insert(node->id());
+    return ids;
+}
+
+} // namespace
+
+class GraphViewTest : public QObject {
+    Q_OBJECT
+private slots:
+    void sceneHoldsNodesAndGroups() {
+        const auto run = loadRun();
+        GraphView view;
+        view.setStage(stageOf(run, "post_fusion"));
+        QVERIFY(waitForLayout(view.graphScene()));
+        GraphScene* scene = view.graphScene();
+        // 11 nodes and a handful of groups: small enough to open completely.
+        QCOMPARE(scene->nodeItemCount(), 11);
+        QVERIFY(scene->groupItem("kernel:k0"));
+        QVERIFY(scene->groupItem("kernel:k0")->isExpanded());
+        QVERIFY(scene->groupItem("module:blocks.0.ln"));
+        QCOMPARE(scene->kernelOfNode("buf2"), QString("kernel:k0"));
+        QVERIFY(scene->edgeItemCount() >= 10);
+    }
+
+    void collapsingAndExpandingChangesItems() {
+        const auto run = loadRun();
+        GraphView view;
+        view.setStage(stageOf(run, "pre_fusion"));
+        QVERIFY(waitForLayout(view.graphScene()));
+        GraphScene* scene = view.graphScene();
+        QCOMPARE(scene->nodeItemCount(), 11);
+        scene->setGroupExpanded("module:blocks.0", false);
+        QVERIFY(waitForLayout(scene));
+        QCOMPARE(scene->nodeItemCount(), 4); // arg0_1, buf8, buf9, output
+        QVERIFY(scene->groupItem("module:blocks.0"));
+        QVERIFY(!scene->groupItem("module:blocks.0")->isExpanded());
+        QVERIFY(!scene->groupItem("module:blocks.0.ln")); // inside a closed group: no item
+        scene->toggleGroup("module:blocks.0");
+        QVERIFY(waitForLayout(scene));
+        QCOMPARE(scene->nodeItemCount(), 11);
+    }
+
+    void selectingAKernelHighlightsItsNodes() {
+        const auto run = loadRun();
+        StageCompareWidget widget;
+        widget.resize(1200, 800);
+        QVERIFY(widget.setRun(run));
+        QVERIFY(waitForLayout(widget.beforeView()->graphScene()));
+        QVERIFY(waitForLayout(widget.afterView()->graphScene()));
+        // Select the kernel box as a user would; the signal does the rest.
+        GroupItem* kernel = widget.afterView()->graphScene()->groupItem("kernel:k0");
+        QVERIFY(kernel);
+        kernel->setSelected(true);
+        const QSet<QString> expected{"buf1", "buf2", "buf3"};
+        QCOMPARE(highlightedItems(widget.beforeView()->graphScene()), expected);
+        // The code panel shows the kernel's definition.
+        QVERIFY(widget.codeView()->textCursor().block().text().contains("cpp_fused_native_layer_norm_0 ="));
+        QVERIFY(widget.statsText().contains("7 kernels"));
+
+        // And back: a node before fusion marks the kernel it ended in.
+        widget.selectBeforeNode("buf5");
+        QCOMPARE(highlightedItems(widget.afterView()->graphScene()), QSet<QString>{"buf5"});
+        QVERIFY(widget.inspectorText().contains("cpp_fused_gelu_1"));
+        QVERIFY(widget.inspectorText().contains("blocks.0.mlp.act"));
+    }
+
+    void fxStagesLinkThroughProvenance() {
+        const auto run = loadRun();
+        StageCompareWidget widget;
+        QVERIFY(widget.setStages(run, "post_grad", "post_fusion"));
+        QStringList nodes = widget.beforeNodesOfKernel("kernel:k0");
+        nodes.sort();
+        QCOMPARE(nodes, (QStringList{"mul", "sub", "var_mean"}));
+        QVERIFY(!widget.setStages(run, "pre_fusion", "post_fusion#3"));
+    }
+
+    void searchRevealsAndCentresANode() {
+        const auto run = loadRun();
+        GraphView view;
+        view.resize(300, 200);
+        view.setStage(stageOf(run, "pre_fusion"), 3); // opens almost nothing
+        QVERIFY(waitForLayout(view.graphScene()));
+        QVERIFY(!view.graphScene()->nodeItem("buf9"));
+        QCOMPARE(view.search("relu"), 1);
+        QVERIFY(waitForLayout(view.graphScene()));
+        NodeItem* item = view.graphScene()->nodeItem("buf9");
+        QVERIFY(item);
+        QCOMPARE(view.selectedNode(), QString("buf9"));
+        view.zoomBy(2.0);
+        view.centerOn(item); // zooming moved it; check centring again at a zoom with room to scroll
+        view.findNext();
+        const QPoint at = view.mapFromScene(item->pos());
+        const QPoint centre = view.viewport()->rect().center();
+        QVERIFY2((at - centre).manhattanLength() < 20, qPrintable(QString("%1,%2").arg(at.x()).arg(at.y())));
+    }
+
+    void staleLayoutsAreDroppedAndTheSceneDiesCleanly() {
+        // Many requests in a row: only the last expansion state may reach the screen, and
+        // destroying the scene with work in flight must neither crash nor deliver late.
+        const auto run = loadRun();
+        auto big = std::make_shared<StageGraph>(*run->findStage("pre_fusion"));
+        {
+            GraphScene scene;
+            scene.setStage(big, 3);
+            for (int i = 0; i < 25; ++i)
+                scene.toggleGroup("module:blocks");
+            QVERIFY(waitForLayout(&scene));
+            QVERIFY(scene.isGroupExpanded("module:blocks"));
+            QVERIFY(scene.groupItem("module:blocks") && scene.groupItem("module:blocks")->isExpanded());
+        }
+        for (int i = 0; i < 5; ++i) {
+            auto* scene = new GraphScene;
+            scene->setStage(big);
+            scene->toggleGroup("module:blocks.0");
+            delete scene; // joins the worker; the queued result is discarded by QPointer
+        }
+        QTest::qWait(50);
+    }
+
+    void failedStageShowsItsReason() {
+        const auto run = loadRun();
+        GraphView view;
+        view.setStage(stageOf(run, "aot_backward"));
+        QVERIFY(waitForLayout(view.graphScene()));
+        QCOMPARE(view.graphScene()->nodeItemCount(), 0);
+        QVERIFY(view.graphScene()->emptyReason().contains("no backward graph"));
+    }
+
+    void exportWritesPngSvgAndPdf() {
+        const auto run = loadRun();
+        QTemporaryDir dir;
+        QString error;
+        const QString png = dir.filePath("post.png");
+        QVERIFY2(exportStageImage(*run, "post_fusion", png, 1.0, &error), qPrintable(error));
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        int coloured = 0;
+        for (int y = 0; y < image.height(); y += 2)
+            for (int x = 0; x < image.width(); x += 2)
+                coloured += image.pixel(x, y) != qRgb(255, 255, 255) ? 1 : 0;
+        QVERIFY2(coloured > 500, qPrintable(QString::number(coloured)));
+
+        const QString svg = dir.filePath("post.svg");
+        QVERIFY2(exportStageImage(*run, "post_fusion", svg, 1.0, &error), qPrintable(error));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svgData = svgFile.readAll();
+        QVERIFY(svgData.contains("<svg"));
+        QXmlStreamReader xml(svgData);
+        while (!xml.atEnd())
+            xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+
+        const QString pdf = dir.filePath("post.pdf");
+        QVERIFY2(exportStageImage(*run, "pre_fusion", pdf, 1.0, &error), qPrintable(error));
+        QFile pdfFile(pdf);
+        QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+        QVERIFY(pdfFile.read(4) == "%PDF");
+
+        QVERIFY(!exportStageImage(*run, "aot_backward", dir.filePath("x.png"), 1.0, &error));
+        QVERIFY(error.contains("no backward graph"));
+        QVERIFY(!exportStageImage(*run, "nope", dir.filePath("x.png"), 1.0, &error));
+        QVERIFY(error.contains("post_fusion"));
+    }
+};
+
+int main(int argc, char** argv) {
+    // Headless everywhere (CI, SSH): set before QApplication reads it.
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    GraphViewTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "GraphViewTest.moc"
