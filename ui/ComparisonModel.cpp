@@ -59,7 +59,7 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     static const char* titles[ColumnCount] = {
         "Backend",  "Status",  "Compile (s)",         "Median (ms)",
         "IQR (ms)", "Speedup", "Peak memory",         "Max |err|",
-        "Graphs",   "Breaks",  "Nodes before fusion", "Kernels after fusion"};
+        "Graphs",   "Breaks",  "Nodes", "Kernels"};
     static const char* tips[ColumnCount] = {
         "torch.compile backend",
         "ok, failed, unavailable, or the phase of a run in progress",

@@ -1,6 +1,9 @@
 #include "MainWindow.h"
 
 #include "ComparisonModel.h"
+#include "GraphPanel.h"
+#include "RecentFiles.h"
+#include "WidgetExport.h"
 #include "analysis/Format.h"
 #include "report/ReportFile.h"
 
@@ -8,6 +11,11 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QInputDialog>
+#include <QMimeData>
+#include <QTabWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -67,6 +75,14 @@ void MainWindow::buildActions() {
     openReport->setShortcut(QKeySequence::Open);
     m_saveAction = file->addAction(tr("&Save Report As..."), this, &MainWindow::saveReportDialog);
     m_saveAction->setShortcut(QKeySequence::Save);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    auto* exportGraph = file->addAction(tr("&Export Graph..."), this, [this] { m_graphs->exportPrimary(); });
+    exportGraph->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addAction(tr("Export Right-Hand Graph..."), this, [this] { m_graphs->exportSecondary(); });
+    auto* exportWindow = file->addAction(tr("Export &Window..."), this, &MainWindow::exportWindowDialog);
+    exportWindow->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -76,6 +92,92 @@ void MainWindow::buildActions() {
     m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
     m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    auto* find = view->addAction(tr("&Find Node..."), this, [this] {
+        m_tabs->setCurrentWidget(m_graphs);
+        m_graphs->focusSearch();
+    });
+    find->setShortcut(QKeySequence::Find);
+    auto* next = view->addAction(tr("Find &Next"), this, [this] { m_graphs->findNext(); });
+    next->setShortcut(QKeySequence::FindNext);
+    auto* prev = view->addAction(tr("Find &Previous"), this, [this] { m_graphs->findPrevious(); });
+    prev->setShortcut(QKeySequence::FindPrevious);
+    auto* table = view->addAction(tr("&Comparison"), this, [this] { m_tabs->setCurrentIndex(0); });
+    table->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
+    auto* graphs = view->addAction(tr("&Graphs"), this, [this] { m_tabs->setCurrentWidget(m_graphs); });
+    graphs->setShortcut(QKeySequence(Qt::ALT | Qt::Key_2));
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = RecentFiles::load();
+    for (const QString& entry : recent)
+        m_recentMenu->addAction(entry, this, [this, entry] { openPath(entry); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openPath(const QString& path)
+{
+    if (path.endsWith(".fscope")) {
+        openReport(path);
+        return;
+    }
+    setModelSpec(QFileInfo::exists(path) ? QFileInfo(path).absoluteFilePath() : path);
+    m_statusLabel->setText(tr("Model %1 selected: press Ctrl+R to run.").arg(path));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.front().isLocalFile())
+        return;
+    openPath(urls.front().toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::exportWindowDialog()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Window"), QString(),
+                                                tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    if (!path.contains('.'))
+        path += ".png";
+    double scale = 1.0;
+    if (path.endsWith(".png", Qt::CaseInsensitive)) {
+        bool ok = false;
+        scale = QInputDialog::getDouble(this, tr("Export Window"), tr("Scale:"), 2.0, 0.5, 4.0, 1, &ok);
+        if (!ok)
+            return;
+    }
+    QString error;
+    if (!exportWidget(this, path, scale, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+    else
+        m_statusLabel->setText(tr("Exported %1").arg(path));
+}
+
+void MainWindow::showGraphs(const QString& backend)
+{
+    m_graphs->showBackend(backend);
+    m_tabs->setCurrentWidget(m_graphs);
+}
+
+void MainWindow::showGraphsOf(const QModelIndex& proxyIndex)
+{
+    const QModelIndex source = m_proxy->mapToSource(proxyIndex);
+    if (!source.isValid())
+        return;
+    m_graphs->showBackend(q(m_report->backends[source.row()].name));
+    m_tabs->setCurrentWidget(m_graphs);
 }
 
 void MainWindow::buildLayout() {
@@ -127,7 +229,15 @@ void MainWindow::buildLayout() {
     splitter->addWidget(m_details);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
-    setCentralWidget(splitter);
+    connect(m_table, &QTableView::doubleClicked, this, &MainWindow::showGraphsOf);
+
+    m_graphs = new GraphPanel;
+    m_graphs->setReport(m_report);
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(splitter, tr("Comparison"));
+    m_tabs->addTab(m_graphs, tr("Graphs"));
+    setCentralWidget(m_tabs);
+    setAcceptDrops(true);
 
     m_statusLabel = new QLabel(tr("Ready"));
     m_progress = new QProgressBar;
@@ -236,6 +346,7 @@ void MainWindow::startRun() {
             });
     connect(m_session.get(), &CompareSession::backendFinished, this, [this](int row) {
         m_model->backendChanged(row);
+        m_graphs->backendUpdated(row);
         showDetails();
     });
     connect(m_session.get(), &CompareSession::finished, this, [this] {
@@ -251,6 +362,9 @@ void MainWindow::startRun() {
     m_loadedReport.reset();
     m_report = &m_session->report();
     m_model->setReport(m_report);
+    m_graphs->setReport(m_report);
+    RecentFiles::add(model);
+    rebuildRecentMenu();
     setWindowTitle(QString("FuseScope - %1").arg(model));
     updateRunState();
 }
@@ -284,7 +398,12 @@ bool MainWindow::openReport(const QString& path) {
     m_loadedReport = std::make_unique<Report>(std::move(loaded.value()));
     m_report = m_loadedReport.get();
     m_model->setReport(m_report);
+    m_graphs->setReport(m_report);
     m_reportPath = path;
+    if (!m_report->modelSpec.empty())
+        setModelSpec(q(m_report->modelSpec));
+    RecentFiles::add(QFileInfo(path).absoluteFilePath());
+    rebuildRecentMenu();
     setWindowTitle(QString("FuseScope - %1").arg(QFileInfo(path).fileName()));
     m_statusLabel->setText(tr("Opened %1").arg(path));
     updateRunState();

@@ -15,10 +15,13 @@ class QProgressBar;
 class QSortFilterProxyModel;
 class QTableView;
 class QAction;
+class QMenu;
+class QTabWidget;
 
 namespace fusescope {
 
 class ComparisonModel;
+class GraphPanel;
 
 // The comparison window: pick a model and backends, run, and watch each backend's row fill in as
 // its run finishes. Runs happen in worker processes driven by CompareSession; nothing here blocks.
@@ -35,6 +38,11 @@ public:
 
     const Report& report() const { return *m_report; }
     ComparisonModel* comparisonModel() const { return m_model; }
+    GraphPanel* graphPanel() const { return m_graphs; }
+    // Opens whatever a user hands over: a .fscope report, or a model file / spec to run.
+    void openPath(const QString& path);
+    // Switches to the Graphs tab on a backend's stages.
+    void showGraphs(const QString& backend);
     bool isRunning() const { return m_session && m_session->running(); }
 
 signals:
@@ -42,6 +50,8 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildActions();
@@ -51,6 +61,9 @@ private:
     void openReportDialog();
     void openModelDialog();
     void saveReportDialog();
+    void exportWindowDialog();
+    void rebuildRecentMenu();
+    void showGraphsOf(const QModelIndex& proxyIndex);
     void showDetails();
     void updateRunState();
     QStringList checkedBackends() const;
@@ -66,6 +79,9 @@ private:
     QComboBox* m_modelCombo = nullptr;
     QListWidget* m_backendList = nullptr;
     QTableView* m_table = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    GraphPanel* m_graphs = nullptr;
+    QMenu* m_recentMenu = nullptr;
     QPlainTextEdit* m_details = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_statusLabel = nullptr;

@@ -16,8 +16,18 @@ struct CompareOptions {
     RunRequest base;
 };
 
+struct ExportOptions {
+    std::string report;
+    std::string backend;
+    std::string stage;
+    std::string out;
+    double scale = 2.0;
+};
+
 int runCompare(const CompareOptions& options);
 int runShow(const std::string& path, bool json);
 int runBackends(bool json);
+// Needs a QGuiApplication (fonts); main() creates one for this command.
+int runExport(const ExportOptions& options);
 
 } // namespace fusescope::cli

@@ -3,6 +3,7 @@
 #include "ExitCodes.h"
 
 #include <CLI/CLI.hpp>
+#include <QApplication>
 #include <QCoreApplication>
 #include <sstream>
 
@@ -24,10 +25,6 @@ std::vector<std::string> splitList(const std::string& text) {
 } // namespace
 
 int main(int argc, char** argv) {
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName("fusescope-cli");
-    QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
-
     CLI::App cli{"FuseScope: compare torch.compile backends on a model, headless."};
     cli.set_version_flag("--version", FUSESCOPE_VERSION);
     cli.require_subcommand(1);
@@ -75,6 +72,17 @@ int main(int argc, char** argv) {
     show->add_option("file", showPath, "A .fscope report")->required();
     show->add_flag("--json", showJson, "Print the machine-readable summary");
 
+    ExportOptions exportOptions;
+    auto* exp = cli.add_subcommand("export", "Write a picture of one stage graph of a saved report");
+    exp->add_option("report", exportOptions.report, "A .fscope report")->required();
+    exp->add_option("--backend", exportOptions.backend, "Backend whose stage to draw")->required();
+    exp->add_option("--stage", exportOptions.stage,
+                    "Stage key (dynamo_fx, aot_forward, post_grad, pre_fusion, post_fusion, name#graph); "
+                    "default post_fusion");
+    exp->add_option("-o,--out", exportOptions.out, "FILE.png, FILE.svg or FILE.pdf")->required();
+    exp->add_option("--scale", exportOptions.scale, "PNG pixels per point")->check(CLI::Range(0.1, 16.0))
+        ->capture_default_str();
+
     bool backendsJson = false;
     auto* backends =
         cli.add_subcommand("backends", "List every backend known, available or not, and why not");
@@ -86,6 +94,17 @@ int main(int argc, char** argv) {
         const int code = cli.exit(e);
         return code == 0 ? kExitOk : kExitUsage;
     }
+
+    if (*exp) {
+        // Drawing needs fonts, hence a GUI application, but never a display.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        return runExport(exportOptions);
+    }
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("fusescope-cli");
+    QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
 
     if (*cmp) {
         compare.backends = splitList(backendList);

@@ -3,12 +3,12 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFileInfo>
 #include <QTimer>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("FuseScope");
+    QApplication::setOrganizationName("FuseScope");
     QApplication::setApplicationVersion(FUSESCOPE_VERSION);
 
     QCommandLineParser parser;
@@ -22,20 +22,19 @@ int main(int argc, char** argv) {
     QCommandLineOption run("run", "Start the comparison at once");
     QCommandLineOption screenshot("screenshot",
                                   "Save a PNG of the window after the run and quit (for docs/tests)", "file");
-    parser.addOptions({backends, run, screenshot});
+    QCommandLineOption graphs("graphs", "Open the Graphs tab on this backend's stages", "backend");
+    parser.addOptions({backends, run, screenshot, graphs});
     parser.process(app);
 
     fusescope::MainWindow window;
     window.setBackends(parser.value(backends).split(',', Qt::SkipEmptyParts));
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
-        const QString input = args.front();
-        if (input.endsWith(".fscope"))
-            window.openReport(input);
-        else
-            window.setModelSpec(QFileInfo::exists(input) ? QFileInfo(input).absoluteFilePath() : input);
+        window.openPath(args.front());
     }
     window.show();
+    if (parser.isSet(graphs))
+        window.showGraphs(parser.value(graphs));
     const QString shot = parser.value(screenshot);
     auto saveShot = [&window, shot] {
         window.grab().save(shot);

@@ -139,3 +139,21 @@ def test_backends_lists_availability_and_reasons(cli):
         assert backends[name]["available"] is True, backends[name]
     assert backends["cudagraphs"]["available"] is False
     assert backends["cudagraphs"]["reason"]
+
+
+def test_export_writes_png_svg_pdf_and_names_bad_stages(cli, tmp_path):
+    report = tmp_path / "r.fscope"
+    r = cli("compare", "demo:mlp", "--backends", "inductor", "--out", report, *FAST)
+    assert r.code == OK, r
+    magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
+    for ext, head in magic.items():
+        out = tmp_path / f"g.{ext}"
+        e = cli("export", report, "--backend", "inductor", "--stage", "post_fusion", "--out", out)
+        assert e.code == OK, e
+        data = out.read_bytes()
+        assert data.startswith(head) and len(data) > 2000, ext
+    assert b"cpp_fused" in (tmp_path / "g.svg").read_bytes()
+    bad = cli("export", report, "--backend", "inductor", "--stage", "nope", "--out", tmp_path / "x.png")
+    assert bad.code == 64 and "post_fusion" in bad.stderr
+    missing = cli("export", report, "--backend", "tvm", "--out", tmp_path / "x.png")
+    assert missing.code == 64 and "inductor" in missing.stderr

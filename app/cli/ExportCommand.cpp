@@ -1,0 +1,51 @@
+#include "Commands.h"
+#include "ExitCodes.h"
+
+#include "GraphExport.h"
+#include "report/ReportFile.h"
+
+#include <QString>
+
+#include <cstdio>
+
+namespace fusescope::cli {
+
+int runExport(const ExportOptions& options)
+{
+    auto report = readReport(options.report);
+    if (!report) {
+        std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
+        return kExitError;
+    }
+    const BackendRun* run = report.value().findBackend(options.backend);
+    if (!run) {
+        std::string names;
+        for (const auto& b : report.value().backends)
+            names += (names.empty() ? "" : ", ") + b.name;
+        std::fprintf(stderr, "error: report %s has no backend '%s' (it has: %s)\n", options.report.c_str(),
+                     options.backend.c_str(), names.c_str());
+        return kExitUsage;
+    }
+    std::string stage = options.stage;
+    if (stage.empty()) {
+        // The most telling picture by default: after fusion when the backend fuses.
+        stage = run->findStage("post_fusion") ? "post_fusion" : (run->stages.empty() ? "" : run->stages.front().key());
+    }
+    if (!run->findStage(stage)) {
+        std::string keys;
+        for (const auto& s : run->stages)
+            keys += (keys.empty() ? "" : ", ") + s.key();
+        std::fprintf(stderr, "error: backend %s has no stage '%s' (it has: %s)\n", options.backend.c_str(),
+                     stage.c_str(), keys.empty() ? "none" : keys.c_str());
+        return kExitUsage;
+    }
+    QString error;
+    if (!exportStageImage(*run, stage, QString::fromStdString(options.out), options.scale, &error)) {
+        std::fprintf(stderr, "error: %s\n", error.toStdString().c_str());
+        return kExitError;
+    }
+    std::fprintf(stderr, "wrote %s (%s, stage %s)\n", options.out.c_str(), options.backend.c_str(), stage.c_str());
+    return kExitOk;
+}
+
+} // namespace fusescope::cli

@@ -1,0 +1,275 @@
+#include "GraphPanel.h"
+
+#include "GraphExport.h"
+#include "GraphScene.h"
+#include "GraphView.h"
+#include "StageCompareWidget.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace fusescope {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QString stageTitle(const StageGraph& s)
+{
+    QString title = q(s.key());
+    if (s.status != StageStatus::Ok)
+        title += QString(" (%1)").arg(q(toString(s.status)));
+    return title;
+}
+
+} // namespace
+
+GraphPanel::GraphPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_backend(new QComboBox)
+    , m_left(new QComboBox)
+    , m_right(new QComboBox)
+    , m_sideBySide(new QCheckBox(tr("Side by side")))
+    , m_search(new QLineEdit)
+    , m_searchStatus(new QLabel)
+    , m_stats(new QLabel)
+    , m_stack(new QStackedWidget)
+    , m_single(new GraphView)
+    , m_compare(new StageCompareWidget)
+{
+    m_backend->setToolTip(tr("Backend whose stages are shown"));
+    m_left->setToolTip(tr("Stage shown on the left (or alone)"));
+    m_right->setToolTip(tr("Stage shown on the right, linked to the left one"));
+    m_left->setMinimumContentsLength(14);
+    m_right->setMinimumContentsLength(14);
+    m_sideBySide->setChecked(true);
+    m_search->setPlaceholderText(tr("Search nodes (name or op)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setToolTip(tr("Ctrl+F; Enter or F3 for the next match, Shift+F3 for the previous"));
+
+    auto* prev = new QToolButton;
+    prev->setText(QString::fromUtf8("\u25B2"));
+    prev->setToolTip(tr("Previous match (Shift+F3)"));
+    auto* next = new QToolButton;
+    next->setText(QString::fromUtf8("\u25BC"));
+    next->setToolTip(tr("Next match (F3)"));
+    auto* fit = new QPushButton(tr("Fit"));
+    fit->setToolTip(tr("Fit the graph to the window"));
+    auto* exportButton = new QPushButton(tr("Export..."));
+    exportButton->setToolTip(tr("Export the left graph as PNG, SVG or PDF"));
+
+    m_searchRow = {m_search, prev, next, m_searchStatus};
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Backend:")));
+    bar->addWidget(m_backend);
+    bar->addWidget(new QLabel(tr("Stage:")));
+    bar->addWidget(m_left);
+    bar->addWidget(m_sideBySide);
+    bar->addWidget(m_right);
+    bar->addSpacing(12);
+    bar->addWidget(m_search, 1);
+    bar->addWidget(prev);
+    bar->addWidget(next);
+    bar->addWidget(m_searchStatus);
+    bar->addWidget(fit);
+    bar->addWidget(exportButton);
+
+    m_stack->addWidget(m_single);
+    m_stack->addWidget(m_compare);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_stack, 1);
+    layout->addWidget(m_stats);
+
+    connect(m_backend, &QComboBox::currentIndexChanged, this, &GraphPanel::onBackendChanged);
+    connect(m_left, &QComboBox::currentIndexChanged, this, &GraphPanel::onStagesChanged);
+    connect(m_right, &QComboBox::currentIndexChanged, this, &GraphPanel::onStagesChanged);
+    connect(m_sideBySide, &QCheckBox::toggled, this, &GraphPanel::onStagesChanged);
+    connect(m_search, &QLineEdit::textChanged, this, &GraphPanel::runSearch);
+    connect(m_search, &QLineEdit::returnPressed, this, &GraphPanel::findNext);
+    connect(next, &QToolButton::clicked, this, &GraphPanel::findNext);
+    connect(prev, &QToolButton::clicked, this, &GraphPanel::findPrevious);
+    connect(fit, &QPushButton::clicked, this, [this] {
+        primaryView()->fitToWindow();
+        if (sideBySide())
+            m_compare->afterView()->fitToWindow();
+    });
+    connect(exportButton, &QPushButton::clicked, this, &GraphPanel::exportPrimary);
+    for (auto* view : {m_single, m_compare->beforeView()})
+        connect(view, &GraphView::searchMoved, this, [this](int index, int count) {
+            m_searchStatus->setText(count ? tr("%1 of %2").arg(index + 1).arg(count) : tr("no match"));
+        });
+}
+
+bool GraphPanel::sideBySide() const { return m_stack->currentWidget() == m_compare; }
+
+GraphView* GraphPanel::primaryView() const { return sideBySide() ? m_compare->beforeView() : m_single; }
+
+void GraphPanel::setReport(const Report* report)
+{
+    m_report = report;
+    const QString current = m_backend->currentText();
+    QSignalBlocker block(m_backend);
+    m_backend->clear();
+    if (report)
+        for (const auto& run : report->backends)
+            if (!run.stages.empty())
+                m_backend->addItem(q(run.name));
+    const int idx = m_backend->findText(current);
+    m_backend->setCurrentIndex(idx >= 0 ? idx : 0);
+    onBackendChanged();
+}
+
+void GraphPanel::showBackend(const QString& name)
+{
+    const int idx = m_backend->findText(name);
+    if (idx >= 0)
+        m_backend->setCurrentIndex(idx);
+}
+
+void GraphPanel::backendUpdated(int index)
+{
+    if (!m_report || index < 0 || index >= static_cast<int>(m_report->backends.size()))
+        return;
+    const auto& run = m_report->backends[index];
+    if (run.stages.empty())
+        return;
+    if (m_backend->findText(q(run.name)) < 0) {
+        m_backend->addItem(q(run.name));
+        if (m_backend->count() == 1)
+            onBackendChanged();
+    } else if (m_backend->currentText() == q(run.name)) {
+        onBackendChanged();
+    }
+}
+
+const BackendRun* GraphPanel::currentRun() const
+{
+    return m_report ? m_report->findBackend(m_backend->currentText().toStdString()) : nullptr;
+}
+
+void GraphPanel::onBackendChanged()
+{
+    const BackendRun* run = currentRun();
+    // The views keep their own copy: a run in the report may be replaced while they show it.
+    m_run = run ? std::make_shared<const BackendRun>(*run) : nullptr;
+    QSignalBlocker blockLeft(m_left);
+    QSignalBlocker blockRight(m_right);
+    m_left->clear();
+    m_right->clear();
+    if (!m_run) {
+        m_stats->setText(tr("No captured stages yet: run a comparison or open a report."));
+        return;
+    }
+    int pre = -1, post = -1;
+    for (const auto& s : m_run->stages) {
+        m_left->addItem(stageTitle(s), q(s.key()));
+        m_right->addItem(stageTitle(s), q(s.key()));
+        if (s.graph == 0 && s.name == "pre_fusion" && s.status == StageStatus::Ok)
+            pre = m_left->count() - 1;
+        if (s.graph == 0 && s.name == "post_fusion" && s.status == StageStatus::Ok)
+            post = m_right->count() - 1;
+    }
+    // Defaults: before/after fusion when the backend fuses, else its first stage alone.
+    const bool fuses = pre >= 0 && post >= 0;
+    m_left->setCurrentIndex(fuses ? pre : 0);
+    m_right->setCurrentIndex(fuses ? post : std::max(0, m_right->count() - 1));
+    {
+        QSignalBlocker blockCheck(m_sideBySide);
+        m_sideBySide->setChecked(fuses);
+    }
+    onStagesChanged();
+}
+
+void GraphPanel::onStagesChanged()
+{
+    if (!m_run)
+        return;
+    const QString left = m_left->currentData().toString();
+    const QString right = m_right->currentData().toString();
+    m_right->setEnabled(m_sideBySide->isChecked());
+    // Side by side, each view has its own search box and the compare widget its own stats.
+    for (auto* w : m_searchRow)
+        w->setVisible(!m_sideBySide->isChecked());
+    m_stats->setVisible(!m_sideBySide->isChecked());
+    if (m_sideBySide->isChecked()) {
+        m_stack->setCurrentWidget(m_compare);
+        m_compare->setStages(m_run, left, right);
+    } else {
+        m_stack->setCurrentWidget(m_single);
+        const StageGraph* stage = m_run->findStage(left.toStdString());
+        if (!stage)
+            return;
+        m_single->setStage(std::make_shared<const StageGraph>(*stage));
+        QString stats = tr("%1: %2 nodes").arg(left).arg(stage->computeNodeCount());
+        if (stage->fusion == "after")
+            stats += tr(", %1 kernels").arg(stage->kernelCount());
+        if (stage->status != StageStatus::Ok)
+            stats += tr(" - %1: %2").arg(q(toString(stage->status)), q(stage->reason));
+        m_stats->setText(stats);
+    }
+    runSearch();
+}
+
+void GraphPanel::focusSearch()
+{
+    m_search->setFocus();
+    m_search->selectAll();
+}
+
+void GraphPanel::runSearch()
+{
+    const QString text = m_search->text().trimmed();
+    if (text.isEmpty()) {
+        m_searchStatus->clear();
+        return;
+    }
+    const int count = primaryView()->search(text);
+    if (count == 0)
+        m_searchStatus->setText(tr("no match"));
+}
+
+void GraphPanel::findNext() { primaryView()->findNext(); }
+
+void GraphPanel::findPrevious() { primaryView()->findPrevious(); }
+
+void GraphPanel::exportPrimary() { exportView(primaryView()); }
+
+void GraphPanel::exportSecondary()
+{
+    if (sideBySide())
+        exportView(m_compare->afterView());
+}
+
+void GraphPanel::exportView(GraphView* view)
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QString(),
+                                                tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    if (!path.contains('.'))
+        path += ".png";
+    double scale = 1.0;
+    if (path.endsWith(".png", Qt::CaseInsensitive)) {
+        bool ok = false;
+        scale = QInputDialog::getDouble(this, tr("Export Graph"), tr("Pixels per point:"), 2.0, 0.25, 8.0, 2, &ok);
+        if (!ok)
+            return;
+    }
+    QString error;
+    if (!exportScene(view->graphScene(), path, scale, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+} // namespace fusescope

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "model/Report.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QStackedWidget;
+
+namespace fusescope {
+
+class GraphView;
+class StageCompareWidget;
+
+// The "Graphs" tab: pick a backend and its stages, see one stage or two side by side (before
+// and after fusion by default), search nodes, export what is shown.
+class GraphPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphPanel(QWidget* parent = nullptr);
+
+    // Refreshes the backend list from `report` (kept by the caller) and keeps the current
+    // choice when it still exists.
+    void setReport(const Report* report);
+    void showBackend(const QString& name);
+    // Re-reads one backend after its run finished.
+    void backendUpdated(int index);
+
+    GraphView* primaryView() const;
+    StageCompareWidget* compareWidget() const { return m_compare; }
+    bool sideBySide() const;
+
+public slots:
+    void focusSearch();
+    void findNext();
+    void findPrevious();
+    void exportPrimary();
+    void exportSecondary();
+
+private:
+    void onBackendChanged();
+    void onStagesChanged();
+    void runSearch();
+    void exportView(GraphView* view);
+    const BackendRun* currentRun() const;
+
+    const Report* m_report = nullptr;
+    std::shared_ptr<const BackendRun> m_run;
+    QComboBox* m_backend;
+    QComboBox* m_left;
+    QComboBox* m_right;
+    QCheckBox* m_sideBySide;
+    QLineEdit* m_search;
+    QLabel* m_searchStatus;
+    QLabel* m_stats;
+    QList<QWidget*> m_searchRow;
+    QStackedWidget* m_stack;
+    GraphView* m_single;
+    StageCompareWidget* m_compare;
+};
+
+} // namespace fusescope
