@@ -117,6 +117,7 @@ void to_json(json& j, const BackendRun& r) {
         code.push_back({{"name", c.name}, {"language", c.language}, {"stage", c.stage}, {"text", c.text}});
     j["code"] = std::move(code);
     j["model"] = r.model ? json(*r.model) : json(nullptr);
+    j["trace"] = r.trace ? json(*r.trace) : json(nullptr);
     j["options"] = r.options;
     j["log"] = r.log;
 }
@@ -156,6 +157,7 @@ void from_json(const json& j, BackendRun& r) {
             r.code.push_back({valueOr<std::string>(c, "name", ""), valueOr<std::string>(c, "language", ""),
                               valueOr<std::string>(c, "stage", ""), valueOr<std::string>(c, "text", "")});
     r.model = optional<ModelInfo>(j, "model");
+    r.trace = optional<KernelTrace>(j, "trace");
     r.options = valueOr<json>(j, "options", json::object());
     r.log = valueOr<std::string>(j, "log", "");
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "StageGraph.h"
+#include "trace/KernelTrace.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -90,6 +91,7 @@ struct BackendRun {
     std::vector<StageGraph> stages;
     std::vector<CodeArtifact> code;
     std::optional<ModelInfo> model;
+    std::optional<KernelTrace> trace; // kernels of a few separately traced iterations
 
     nlohmann::json options = nlohmann::json::object();
     std::string log; // tail of the worker's stderr

@@ -1,6 +1,7 @@
 #include "WorkerStream.h"
 
 #include "model/JsonUtil.h"
+#include "trace/TraceChunkMerger.h"
 
 namespace fusescope {
 
@@ -128,6 +129,12 @@ StreamEvent WorkerStream::apply(const json& m) {
         ev.kind = StreamEvent::Kind::Error;
         applyError(m);
         ev.message = m_run.error->message;
+    } else if (type == "trace") {
+        ev.kind = StreamEvent::Kind::Trace;
+        if (!m_run.trace)
+            m_run.trace.emplace();
+        TraceChunkMerger(*m_run.trace).add(m);
+        ev.message = std::to_string(m_run.trace->events.size()) + " trace events";
     } else if (type == "backends") {
         ev.kind = StreamEvent::Kind::Backends;
         m_backends = valueOr<json>(m, "backends", json::array());

@@ -23,6 +23,7 @@ struct StreamEvent {
         Stage,
         Code,
         Samples,
+        Trace,
         Result,
         Error,
         Backends,
