@@ -21,7 +21,9 @@
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QVBoxLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -58,7 +60,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildActions();
     buildLayout();
     updateRunState();
-    resize(1280, 720);
+    resize(1440, 800);
     probeBackends();
 }
 
@@ -200,9 +202,27 @@ void MainWindow::buildLayout() {
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Checked);
     }
+    auto* addBackend = new QLineEdit;
+    addBackend->setPlaceholderText(tr("Add a backend by name"));
+    addBackend->setToolTip(tr("Any registered torch.compile backend, e.g. aot_eager_decomp_partition; Enter adds it"));
+    connect(addBackend, &QLineEdit::returnPressed, this, [this, addBackend] {
+        const QString name = addBackend->text().trimmed();
+        if (name.isEmpty())
+            return;
+        QStringList names = checkedBackends();
+        if (!names.contains(name))
+            names << name;
+        setBackends(names);
+        addBackend->clear();
+    });
+    auto* backendPane = new QWidget;
+    auto* backendLayout = new QVBoxLayout(backendPane);
+    backendLayout->setContentsMargins(0, 0, 0, 0);
+    backendLayout->addWidget(m_backendList);
+    backendLayout->addWidget(addBackend);
     auto* dock = new QDockWidget(tr("Backends"), this);
     dock->setObjectName("backendsDock");
-    dock->setWidget(m_backendList);
+    dock->setWidget(backendPane);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     m_proxy = new QSortFilterProxyModel(this);
@@ -211,9 +231,13 @@ void MainWindow::buildLayout() {
     m_table = new QTableView;
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
+    // Run order until the user asks for another.
+    m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_proxy->sort(-1);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->verticalHeader()->hide();
     m_table->setAlternatingRowColors(true);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -266,9 +290,14 @@ void MainWindow::probeBackends() {
                 const QString name = q(info.name);
                 auto matches = self->m_backendList->findItems(name, Qt::MatchExactly);
                 QListWidgetItem* item = matches.isEmpty() ? nullptr : matches.front();
+                const bool hidden = std::any_of(info.tags.begin(), info.tags.end(), [](const std::string& t) {
+                    return t == "debug" || t == "experimental";
+                });
+                // Debug and experimental backends stay out of the list, as torch's own
+                // list_backends() hides them; they can be added by name below it.
+                if (!item && hidden)
+                    continue;
                 if (!item) {
-                    if (!info.available)
-                        continue; // the list stays short; `fusescope-cli backends` lists everything
                     item = new QListWidgetItem(name, self->m_backendList);
                     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
                     item->setCheckState(Qt::Unchecked);
@@ -277,6 +306,8 @@ void MainWindow::probeBackends() {
                 if (!info.available) {
                     item->setForeground(Qt::gray);
                     item->setCheckState(Qt::Unchecked);
+                    item->setFlags(item->flags() & ~Qt::ItemIsUserCheckable);
+                    item->setText(name + " (unavailable)");
                 }
             }
         });
@@ -355,6 +386,8 @@ void MainWindow::startRun() {
         const auto ok = std::count_if(r.backends.begin(), r.backends.end(),
                                       [](const BackendRun& b) { return b.status == RunStatus::Ok; });
         m_statusLabel->setText(tr("Finished: %1 of %2 backends ran.").arg(ok).arg(r.backends.size()));
+        if (!m_table->currentIndex().isValid())
+            m_table->selectRow(0);
         emit runFinished();
     });
 
@@ -406,6 +439,7 @@ bool MainWindow::openReport(const QString& path) {
     rebuildRecentMenu();
     setWindowTitle(QString("FuseScope - %1").arg(QFileInfo(path).fileName()));
     m_statusLabel->setText(tr("Opened %1").arg(path));
+    m_table->selectRow(0);
     updateRunState();
     return true;
 }

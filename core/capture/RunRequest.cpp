@@ -3,13 +3,14 @@
 namespace fusescope {
 
 nlohmann::json RunRequest::toProtocol(const std::string& id) const {
+    nlohmann::json opts = options.is_object() ? options : nlohmann::json::object();
+    opts["cache"] = warmCache ? "warm" : "cold";
     return {{"type", "run"},
             {"id", id},
             {"model", model},
             {"backend", backend},
             {"device", device},
-            {"options", options},
-            {"cache", warmCache ? "warm" : "cold"},
+            {"options", opts},
             {"measure",
              {{"warmup", measure.warmup},
               {"min_runs", measure.minRuns},

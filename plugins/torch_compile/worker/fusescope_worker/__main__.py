@@ -1,0 +1,69 @@
+"""Entry point: `python -m fusescope_worker`.
+
+Writes `hello`, then answers one `run` or `list_backends` request read from stdin and exits,
+so a crash or leak in one backend never reaches another (docs/protocol.md).
+Exit status: 0 after a clean exit (also after a reported error), 3 after bad_request.
+"""
+import signal
+import sys
+
+from .compile_cache import WorkerScratch
+
+EXIT_OK = 0
+EXIT_BAD_REQUEST = 3
+
+
+def _serve(channel, scratch) -> int:
+    # torch is imported here, after WorkerScratch pointed the compile cache at a fresh directory.
+    from . import devices
+    from .errors import BAD_REQUEST, WorkerError, internal
+    from .request import parse_line, parse_run
+
+    channel.send("hello", **devices.hello_fields())
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = parse_line(line)
+            if isinstance(request.get("id"), str):
+                channel.request_id = request["id"]
+            kind = request["type"]
+            if kind == "shutdown":
+                break
+            if kind == "list_backends":
+                from .backends import list_backends
+                channel.send("backends", backends=list_backends())
+                break
+            if kind != "run":
+                raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' (run, list_backends, shutdown)")
+            run_request = parse_run(request)
+        except WorkerError as error:
+            channel.error(error.fields())
+            if error.code == BAD_REQUEST:
+                return EXIT_BAD_REQUEST
+            break
+        except Exception as exc:  # a bug in the worker: still say so on the protocol
+            channel.error(internal(exc).fields())
+            break
+        from .run import run
+        if run(run_request, channel, scratch) == BAD_REQUEST:  # e.g. options torch rejected
+            return EXIT_BAD_REQUEST
+        break
+    channel.bye()
+    return EXIT_OK
+
+
+def main() -> int:
+    # The C++ side stops a worker with SIGTERM on timeout or cancel: exit through `finally`
+    # so the scratch directory goes too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    scratch = WorkerScratch()
+    try:
+        from .protocol import Channel
+        return _serve(Channel(), scratch)
+    finally:
+        scratch.remove()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

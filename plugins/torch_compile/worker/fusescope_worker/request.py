@@ -1,0 +1,90 @@
+"""Parsing and checking of request lines (docs/protocol.md, "Requests")."""
+import json
+from dataclasses import dataclass, field
+
+from .errors import BAD_REQUEST, WorkerError
+
+DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0}
+DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
+DEFAULT_CAPTURE = {"stages": True, "code": True}
+
+
+@dataclass
+class RunRequest:
+    id: str
+    model: str
+    backend: str
+    device: str = "cpu"
+    options: dict = field(default_factory=lambda: dict(DEFAULT_OPTIONS))
+    measure: dict = field(default_factory=lambda: dict(DEFAULT_MEASURE))
+    capture: dict = field(default_factory=lambda: dict(DEFAULT_CAPTURE))
+    inputs: list | None = None
+
+
+def _bad(message: str) -> WorkerError:
+    return WorkerError(BAD_REQUEST, message)
+
+
+def parse_line(line: str) -> dict:
+    try:
+        request = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _bad(f"request line is not valid JSON: {exc.msg} at column {exc.colno}") from exc
+    if not isinstance(request, dict) or not isinstance(request.get("type"), str):
+        raise _bad("request must be a JSON object with a string field 'type'")
+    return request
+
+
+def _string(request: dict, name: str) -> str:
+    value = request.get(name)
+    if not isinstance(value, str) or not value:
+        raise _bad(f"request field '{name}' must be a non-empty string")
+    return value
+
+
+def _merged(request: dict, name: str, defaults: dict) -> dict:
+    value = request.get(name)
+    if value is None:
+        return dict(defaults)
+    if not isinstance(value, dict):
+        raise _bad(f"request field '{name}' must be an object")
+    return {**defaults, **value}
+
+
+def _number(section: dict, prefix: str, name: str, integer: bool) -> None:
+    value = section[name]
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
+        kind = "a non-negative integer" if integer else "a non-negative number"
+        raise _bad(f"request field '{prefix}.{name}' must be {kind}")
+
+
+def parse_run(request: dict) -> RunRequest:
+    run = RunRequest(id=_string(request, "id"), model=_string(request, "model"),
+                     backend=_string(request, "backend"))
+    device = request.get("device", "cpu")
+    if not isinstance(device, str) or not device:
+        raise _bad("request field 'device' must be a non-empty string")
+    run.device = device
+    run.measure = _merged(request, "measure", DEFAULT_MEASURE)
+    for name in ("warmup", "min_runs", "max_runs"):
+        _number(run.measure, "measure", name, integer=True)
+    for name in ("min_time_s", "max_time_s"):
+        _number(run.measure, "measure", name, integer=False)
+    run.options = _merged(request, "options", DEFAULT_OPTIONS)
+    if run.options["mode"] is not None and not isinstance(run.options["mode"], str):
+        raise _bad("request field 'options.mode' must be a string or null")
+    if not isinstance(run.options["fullgraph"], bool):
+        raise _bad("request field 'options.fullgraph' must be true or false")
+    if run.options["dynamic"] not in (None, True, False):
+        raise _bad("request field 'options.dynamic' must be true, false or null")
+    if not isinstance(run.options["inductor"] or {}, dict):
+        raise _bad("request field 'options.inductor' must be an object")
+    if run.options["cache"] not in ("cold", "warm"):
+        raise _bad("request field 'options.cache' must be \"cold\" or \"warm\"")
+    run.capture = _merged(request, "capture", DEFAULT_CAPTURE)
+    inputs = request.get("inputs")
+    if inputs is not None and not isinstance(inputs, list):
+        raise _bad("request field 'inputs' must be a list of {shape, dtype} or null")
+    run.inputs = inputs
+    return run

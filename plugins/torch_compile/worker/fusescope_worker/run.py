@@ -1,0 +1,181 @@
+"""One `run` request: load, eager reference, compile with stage capture, measure, memory,
+accuracy, result (docs/protocol.md, docs/measurement.md). Inference only, under no_grad."""
+import contextlib
+import time
+
+import torch
+
+from . import accuracy, backends, devices, measure, memory, reference
+from .capture import graph_breaks
+from .capture.backend_wrapper import CapturingBackend
+from .capture.session import CaptureSession
+from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, WorkerError, describe, internal
+from .models import load_model
+
+PHASES = {"load": (0.0, 0.10), "reference": (0.10, 0.15), "compile": (0.15, 0.55), "capture": (0.15, 0.55),
+          "measure": (0.55, 0.85), "memory": (0.85, 0.93), "accuracy": (0.93, 1.0)}
+
+
+class Run:
+    def __init__(self, request, channel, scratch):
+        self.request = request
+        self.channel = channel
+        self.scratch = scratch
+        self.backend = request.backend
+        self.loaded = None
+        self.session = None
+        self.result = {"backend": self.backend, "status": "failed", "model": request.model, "device": request.device,
+                       "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
+                       "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
+                       "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
+                       "break_reasons": [], "recompiles": None, "runs": None, "cache": None,
+                       "options": request.options}
+
+    def progress(self, phase: str, within: float, message: str) -> None:
+        start, end = PHASES[phase]
+        self.channel.progress(phase, start + (end - start) * within, message)
+
+    def _call(self, fn, code: str, what: str):
+        """Run fn, turning an exception into the protocol error for `what` failing."""
+        try:
+            return fn()
+        except WorkerError:
+            raise
+        except Exception as exc:
+            # A model that fails in eager is not the backend's fault: no backend named then.
+            raise WorkerError(code, f"{what} raised {describe(exc)}", file=self.loaded.file,
+                              backend=None if code == MODEL_FAILED else self.backend) from exc
+
+    # -- phases ---------------------------------------------------------------------------
+    def load(self, device: torch.device):
+        self.progress("load", 0.0, f"loading {self.request.model}")
+        loaded = load_model(self.request.model, self.request.inputs)
+        self.loaded = loaded.to(device)
+        self.channel.send("model", name=self.request.model, source=loaded.source, **{"class": loaded.class_name},
+                          parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes)
+
+    def eager_reference(self, sync):
+        self.progress("reference", 0.0, "running eager for the reference outputs")
+        what = f"model {self.loaded.source}: forward"
+        start = time.perf_counter()
+        outputs = self._call(lambda: self.loaded(), MODEL_FAILED, what)
+        sync()
+        self.result["eager_first_call_s"] = time.perf_counter() - start
+        eager_out = reference.detached(outputs)
+        self.progress("reference", 0.5, "fp64 reference")
+        fp64_out, why_not = reference.fp64_outputs(self.loaded)
+        if why_not:
+            self.channel.progress("reference", PHASES["reference"][1], f"no fp64 reference: {why_not}")
+        return eager_out, fp64_out
+
+    def compile(self, stack: contextlib.ExitStack, sync):
+        options, capture = self.request.options, self.request.capture
+        self.progress("compile", 0.0, f"compiling with {self.backend} (first call)")
+        torch._dynamo.reset()
+        session = CaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
+                                 code_wanted=bool(capture.get("code", True)),
+                                 on_capture=lambda message: self.progress("capture", 0.5, message))
+        self.session = session
+        if self.backend == "inductor" and (session.stages_wanted or session.code_wanted):
+            from torch._inductor import config as inductor_config
+            from .capture import inductor_hooks
+            session.unsupported_hooks = inductor_hooks.missing_hooks()
+            stack.enter_context(inductor_config.patch(inductor_hooks.config_patch(session, self.scratch.trace_dir)))
+        try:
+            backend = CapturingBackend(self.backend, options, session)
+        except Exception as exc:  # e.g. an unknown key in options.inductor
+            raise WorkerError(BAD_REQUEST, f"options for backend {self.backend} rejected: {describe(exc)}",
+                              backend=self.backend) from exc
+        compiled = torch.compile(self.loaded.module, backend=backend, fullgraph=options["fullgraph"],
+                                 dynamic=options["dynamic"])
+        start = time.perf_counter()
+        try:
+            self.loaded(compiled)
+            sync()
+        except Exception as exc:
+            raise self._first_call_error(exc) from exc
+        finally:
+            self._record_graphs()
+        first_call = time.perf_counter() - start
+        session.first_call_done = True
+        overhead = session.overhead_ns / 1e9
+        self.result.update(first_call_s=first_call, compile_capture_overhead_s=overhead,
+                           compile_s=max(first_call - overhead, 0.0))
+        return compiled
+
+    def _first_call_error(self, exc: Exception) -> WorkerError:
+        from torch._dynamo.exc import TorchDynamoException
+        inner = self.session.compile_error
+        if inner is not None or isinstance(exc, TorchDynamoException):
+            cause = inner if inner is not None and inner is not exc else exc
+            return WorkerError(COMPILE_FAILED, f"backend {self.backend} failed to compile {self.request.model}: "
+                               f"{describe(cause)}", file=self.loaded.file, backend=self.backend)
+        return WorkerError(RUN_FAILED, f"{self.request.model} compiled with {self.backend} raised when run: "
+                           f"{describe(exc)}", file=self.loaded.file, backend=self.backend)
+
+    def _record_graphs(self) -> None:
+        count, reasons = graph_breaks.summary()
+        self.result.update(graphs=len(self.session.graphs), graph_breaks=count, break_reasons=reasons,
+                           recompiles=self.session.compiles_after_first_call)
+
+    def measure_latency(self, compiled, sync) -> None:
+        settings = self.request.measure
+        self.progress("measure", 0.0, f"warm-up {settings['warmup']} + interleaved timing")
+        what_eager = f"model {self.loaded.source}: forward"
+        what_compiled = f"{self.request.model} compiled with {self.backend}"
+        eager = lambda: self._call(lambda: self.loaded(), MODEL_FAILED, what_eager)  # noqa: E731
+        fast = lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED, what_compiled)  # noqa: E731
+        self.result["runs"] = measure.interleaved(eager, fast, settings, sync, self.channel,
+                                                  lambda f, m: self.progress("measure", f, m))
+
+    def measure_memory(self, compiled, device: torch.device) -> None:
+        self.progress("memory", 0.0, "peak memory of one eager call")
+        eager_peak, method = memory.peak_bytes(lambda: self.loaded(), device)
+        self.progress("memory", 0.5, "peak memory of one compiled call")
+        peak, _ = memory.peak_bytes(
+            lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED, f"{self.backend} compiled model"), device)
+        self.result.update(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=peak, memory_method=method)
+
+    def check_accuracy(self, compiled, eager_out, fp64_out) -> None:
+        self.progress("accuracy", 0.0, "comparing compiled outputs with eager")
+        outputs = self._call(lambda: reference.detached(self.loaded(compiled)), RUN_FAILED,
+                             f"{self.request.model} compiled with {self.backend}")
+        self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out)
+
+    # -- driver ---------------------------------------------------------------------------
+    def execute(self) -> str | None:
+        """Run and send the result; the error code when the run failed."""
+        try:
+            with contextlib.ExitStack() as stack, torch.no_grad():
+                if self.request.options.get("cache") == "warm":
+                    self.scratch.use_warm_cache()
+                self.result["cache"] = self.scratch.cache
+                device = devices.resolve(self.request.device, self.backend)
+                backends.check(self.backend, self.request.device)
+                sync = devices.synchronizer(device)
+                self.load(device)
+                eager_out, fp64_out = self.eager_reference(sync)
+                compiled = self.compile(stack, sync)
+                self.measure_latency(compiled, sync)
+                self.measure_memory(compiled, device)
+                self.check_accuracy(compiled, eager_out, fp64_out)
+                self._record_graphs()
+                self.result["status"] = "ok"
+        except WorkerError as error:
+            self._fail(error)
+        except Exception as exc:
+            self._fail(internal(exc, backend=self.backend))
+        self.channel.send("result", **self.result)
+        return self.result.get("error", {}).get("code")
+
+    def _fail(self, error: WorkerError) -> None:
+        if error.backend is None and error.code not in ("model_not_found", "model_invalid", "model_failed"):
+            error.backend = self.backend
+        fields = error.fields()
+        self.channel.error(fields)
+        self.result["status"] = "failed"
+        self.result["error"] = fields
+
+
+def run(request, channel, scratch) -> str | None:
+    return Run(request, channel, scratch).execute()

@@ -1,0 +1,26 @@
+"""The user's own compile cache with options.cache = "warm" (docs/measurement.md); that cold runs
+leave it alone is checked in test_stages.py."""
+from conftest import FIXTURES, run_model
+
+MODEL = FIXTURES / "good_tiny.py"
+OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}}
+
+
+def inductor_run(cache_dir, cache):
+    run = run_model(MODEL, "inductor", env={"TORCHINDUCTOR_CACHE_DIR": str(cache_dir)},
+                    options={**OPTIONS, "cache": cache})
+    assert run.returncode == 0, run
+    assert run.one("result")["status"] == "ok", run
+    return run
+
+
+def test_warm_runs_use_the_users_cache(tmp_path):
+    first = inductor_run(tmp_path, "warm")
+    assert first.one("result")["cache"] == "warm"
+    assert first.stage("post_fusion")["status"] == "ok"
+    assert list(tmp_path.iterdir())
+
+    second = inductor_run(tmp_path, "warm")
+    stage = second.stage("post_fusion")
+    assert stage["status"] == "unsupported" and "compile cache" in stage["reason"]
+    assert second.stage("dynamo_fx")["status"] == "ok"
