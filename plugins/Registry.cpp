@@ -6,7 +6,12 @@ namespace fusescope {
 
 std::vector<std::unique_ptr<BackendFamily>> createBackendFamilies() {
     std::vector<std::unique_ptr<BackendFamily>> families;
-    families.push_back(std::make_unique<TorchCompileFamily>(WorkerConfig::fromEnvironment()));
+    WorkerConfig worker = WorkerConfig::fromEnvironment();
+#ifdef FUSESCOPE_CUPTI_LIB_PATH
+    if (!worker.environment.contains("FUSESCOPE_CUPTI_LIB"))
+        worker.environment.insert("FUSESCOPE_CUPTI_LIB", QStringLiteral(FUSESCOPE_CUPTI_LIB_PATH));
+#endif
+    families.push_back(std::make_unique<TorchCompileFamily>(std::move(worker)));
     return families;
 }
 

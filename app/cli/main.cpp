@@ -63,6 +63,8 @@ int main(int argc, char** argv) {
     cmp->add_flag("--warm-cache", compare.base.warmCache,
                   "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
     cmp->add_flag("--no-stages{false}", compare.base.captureStages, "Skip IR stage capture");
+    cmp->add_flag("--trace", compare.base.captureTrace,
+                  "Record kernel traces of a few extra iterations (PyTorch profiler on CPU, CUPTI on CUDA)");
     std::string inputs;
     cmp->add_option("--inputs", inputs, "Input spec for TorchScript files, e.g. 4x16:float32,4:int64");
 

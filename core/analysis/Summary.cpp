@@ -47,6 +47,25 @@ template <typename T> json orNull(const std::optional<T>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+json traceSummary(const BackendRun& run)
+{
+    if (!run.trace) {
+        if (run.traceInfo.is_object() && run.traceInfo.contains("error"))
+            return {{"source", run.traceInfo.value("source", json(nullptr))}, {"error", run.traceInfo["error"]}};
+        return nullptr;
+    }
+    const auto& t = *run.trace;
+    const auto kernels = std::count_if(t.events.begin(), t.events.end(),
+                                       [](const TraceEvent& e) { return e.kind == EventKind::Kernel; });
+    json out = {{"source", t.source},          {"events", t.events.size()}, {"kernels", kernels},
+                {"dropped", t.dropped},        {"iterations", t.iterations}, {"memory_events", t.memory.size()}};
+    if (run.traceInfo.is_object())
+        for (const char* key : {"untraced_ms", "traced_ms", "overhead_ratio"})
+            if (run.traceInfo.contains(key))
+                out[key] = run.traceInfo[key];
+    return out;
+}
+
 } // namespace
 
 std::optional<int> nodesBeforeFusion(const BackendRun& run)
@@ -105,6 +124,7 @@ json summaryJson(const Report& report) {
             b["accuracy"] = nullptr;
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);
         b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);
+        b["trace"] = traceSummary(run);
         b["nodes_before_fusion"] = orNull(nodesBeforeFusion(run));
         b["kernels_after_fusion"] = orNull(kernelsAfterFusion(run));
         json stages = json::array();

@@ -17,7 +17,7 @@ nlohmann::json RunRequest::toProtocol(const std::string& id) const {
               {"min_time_s", measure.minTimeSeconds},
               {"max_runs", measure.maxRuns},
               {"max_time_s", measure.maxTimeSeconds}}},
-            {"capture", {{"stages", captureStages}, {"code", captureCode}}},
+            {"capture", {{"stages", captureStages}, {"code", captureCode}, {"trace", captureTrace}}},
             {"inputs", inputs}};
 }
 

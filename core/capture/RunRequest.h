@@ -24,6 +24,7 @@ struct RunRequest {
     MeasureSettings measure;
     bool captureStages = true;
     bool captureCode = true;
+    bool captureTrace = false; // kernels of a few extra iterations (profiler on CPU, CUPTI on CUDA)
     bool warmCache = false;      // reuse compile caches: faster, but compile time is then not cold
     double timeoutSeconds = 900; // the whole run, load to result
 

@@ -118,6 +118,7 @@ void to_json(json& j, const BackendRun& r) {
     j["code"] = std::move(code);
     j["model"] = r.model ? json(*r.model) : json(nullptr);
     j["trace"] = r.trace ? json(*r.trace) : json(nullptr);
+    j["trace_info"] = r.traceInfo;
     j["options"] = r.options;
     j["log"] = r.log;
 }
@@ -158,6 +159,7 @@ void from_json(const json& j, BackendRun& r) {
                               valueOr<std::string>(c, "stage", ""), valueOr<std::string>(c, "text", "")});
     r.model = optional<ModelInfo>(j, "model");
     r.trace = optional<KernelTrace>(j, "trace");
+    r.traceInfo = valueOr<json>(j, "trace_info", nullptr);
     r.options = valueOr<json>(j, "options", json::object());
     r.log = valueOr<std::string>(j, "log", "");
 }

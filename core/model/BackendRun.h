@@ -92,6 +92,8 @@ struct BackendRun {
     std::vector<CodeArtifact> code;
     std::optional<ModelInfo> model;
     std::optional<KernelTrace> trace; // kernels of a few separately traced iterations
+    // The worker's account of the trace: overhead (untraced vs traced ms), or why there is none.
+    nlohmann::json traceInfo;
 
     nlohmann::json options = nlohmann::json::object();
     std::string log; // tail of the worker's stderr

@@ -174,6 +174,8 @@ void WorkerStream::applyResult(const json& m) {
     }
     if (auto it = m.find("options"); it != m.end() && it->is_object())
         m_run.options = *it;
+    if (auto it = m.find("trace"); it != m.end() && it->is_object())
+        m_run.traceInfo = *it;
     if (auto it = m.find("error"); it != m.end() && it->is_object())
         applyError(*it);
 }

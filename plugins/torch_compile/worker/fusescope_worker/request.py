@@ -6,7 +6,7 @@ from .errors import BAD_REQUEST, WorkerError
 
 DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0}
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
-DEFAULT_CAPTURE = {"stages": True, "code": True}
+DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
 
 
 @dataclass

@@ -13,7 +13,11 @@ from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, Worke
 from .models import load_model
 
 PHASES = {"load": (0.0, 0.10), "reference": (0.10, 0.15), "compile": (0.15, 0.55), "capture": (0.15, 0.55),
-          "measure": (0.55, 0.85), "memory": (0.85, 0.93), "accuracy": (0.93, 1.0)}
+          "measure": (0.55, 0.85), "memory": (0.85, 0.90), "trace": (0.90, 0.95), "accuracy": (0.95, 1.0)}
+
+
+# Steady-state iterations traced, apart from the timed samples.
+TRACE_ITERATIONS = 5
 
 
 class Run:
@@ -28,7 +32,7 @@ class Run:
                        "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
                        "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
                        "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
-                       "break_reasons": [], "recompiles": None, "runs": None, "cache": None,
+                       "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
                        "options": request.options}
 
     def progress(self, phase: str, within: float, message: str) -> None:
@@ -81,6 +85,10 @@ class Run:
             from .capture import inductor_hooks
             session.unsupported_hooks = inductor_hooks.missing_hooks()
             stack.enter_context(inductor_config.patch(inductor_hooks.config_patch(session, self.scratch.trace_dir)))
+        if self.backend == "inductor" and self.wants_trace:
+            from torch._inductor import config as inductor_config
+            from .tracing import profiler
+            stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
         try:
             backend = CapturingBackend(self.backend, options, session)
         except Exception as exc:  # e.g. an unknown key in options.inductor
@@ -136,6 +144,32 @@ class Run:
             lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED, f"{self.backend} compiled model"), device)
         self.result.update(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=peak, memory_method=method)
 
+    @property
+    def wants_trace(self) -> bool:
+        return bool(self.request.capture.get("trace", False))
+
+    def record_trace(self, compiled, device: torch.device, sync) -> None:
+        """Kernels of a few iterations taken apart from the timed samples (docs/protocol.md)."""
+        if device.type == "cuda":
+            from .tracing import cuda_trace as tracer
+        else:
+            from .tracing import profiler as tracer
+        ok, why = tracer.available() if device.type == "cuda" else (True, "")
+        if not ok:
+            # No trace is not a failed run: the latency, memory and stages stand on their own.
+            self.result["trace"] = {"source": tracer.SOURCE, "error": why}
+            self.channel.progress("trace", PHASES["trace"][1], f"no trace: {why}")
+            return
+        self.progress("trace", 0.0, f"tracing {TRACE_ITERATIONS} iterations ({tracer.SOURCE})")
+        call = lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED,  # noqa: E731
+                                  f"{self.request.model} compiled with {self.backend}")
+        try:
+            self.result["trace"] = tracer.record(call, sync, self.channel, TRACE_ITERATIONS)
+        except WorkerError:
+            raise
+        except Exception as exc:
+            self.result["trace"] = {"source": tracer.SOURCE, "error": f"tracing failed: {describe(exc)}"}
+
     def check_accuracy(self, compiled, eager_out, fp64_out) -> None:
         self.progress("accuracy", 0.0, "comparing compiled outputs with eager")
         outputs = self._call(lambda: reference.detached(self.loaded(compiled)), RUN_FAILED,
@@ -158,6 +192,8 @@ class Run:
                 compiled = self.compile(stack, sync)
                 self.measure_latency(compiled, sync)
                 self.measure_memory(compiled, device)
+                if self.wants_trace:
+                    self.record_trace(compiled, device, sync)
                 self.check_accuracy(compiled, eager_out, fp64_out)
                 self._record_graphs()
                 self.result["status"] = "ok"
