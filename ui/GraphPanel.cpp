@@ -222,6 +222,34 @@ void GraphPanel::onStagesChanged()
     runSearch();
 }
 
+int GraphPanel::showKernel(const QString& backend, const QString& kernel)
+{
+    if (!backend.isEmpty() && m_backend->currentText() != backend)
+        showBackend(backend);
+    if (!m_run)
+        return 0;
+    if (!m_sideBySide->isChecked())
+        m_sideBySide->setChecked(true);
+    const StageGraph* after = m_run->findStage(m_right->currentData().toString().toStdString());
+    if (!after)
+        return 0;
+    QStringList nodes;
+    QString first;
+    for (const auto& group : after->groups) {
+        if (q(group.name) != kernel)
+            continue;
+        if (first.isEmpty())
+            first = q(group.id);
+        nodes += m_compare->beforeNodesOfKernel(q(group.id));
+    }
+    if (first.isEmpty())
+        return 0;
+    m_compare->selectKernel(first);
+    // The same kernel launched in other blocks came from other nodes: mark those too.
+    m_compare->beforeView()->highlightNodes(nodes);
+    return nodes.size();
+}
+
 void GraphPanel::focusSearch()
 {
     m_search->setFocus();

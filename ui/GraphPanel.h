@@ -32,6 +32,10 @@ public:
     // Re-reads one backend after its run finished.
     void backendUpdated(int index);
 
+    // Selects every kernel group named `kernel` (a name can repeat across blocks) in `backend`'s
+    // after-fusion view and highlights the nodes it came from; returns how many nodes that is.
+    int showKernel(const QString& backend, const QString& kernel);
+
     GraphView* primaryView() const;
     StageCompareWidget* compareWidget() const { return m_compare; }
     bool sideBySide() const;

@@ -1,7 +1,9 @@
 #include "MainWindow.h"
 
 #include "ComparisonModel.h"
+#include "BackendCharts.h"
 #include "GraphPanel.h"
+#include "TracePanel.h"
 #include "RecentFiles.h"
 #include "WidgetExport.h"
 #include "analysis/Format.h"
@@ -109,6 +111,10 @@ void MainWindow::buildActions() {
     table->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
     auto* graphs = view->addAction(tr("&Graphs"), this, [this] { m_tabs->setCurrentWidget(m_graphs); });
     graphs->setShortcut(QKeySequence(Qt::ALT | Qt::Key_2));
+    auto* charts = view->addAction(tr("C&harts"), this, [this] { m_tabs->setCurrentWidget(m_charts); });
+    charts->setShortcut(QKeySequence(Qt::ALT | Qt::Key_3));
+    auto* traces = view->addAction(tr("&Traces"), this, [this] { m_tabs->setCurrentWidget(m_traces); });
+    traces->setShortcut(QKeySequence(Qt::ALT | Qt::Key_4));
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -165,6 +171,31 @@ void MainWindow::exportWindowDialog()
         QMessageBox::warning(this, tr("Export failed"), error);
     else
         m_statusLabel->setText(tr("Exported %1").arg(path));
+}
+
+void MainWindow::setViewsReport(const Report* report)
+{
+    m_model->setReport(report);
+    m_graphs->setReport(report);
+    m_charts->setReport(report);
+    m_traces->setReport(report);
+}
+
+void MainWindow::onKernelSelected(const QString& name)
+{
+    const int shown = m_traces->shownBackend();
+    if (shown < 0 || shown >= static_cast<int>(m_report->backends.size()))
+        return;
+    const int nodes = m_graphs->showKernel(q(m_report->backends[shown].name), name);
+    m_statusLabel->setText(nodes > 0 ? tr("Kernel %1 came from %2 nodes: see Graphs (Alt+2)").arg(name).arg(nodes)
+                                     : tr("Kernel %1: no provenance for it in this backend's stages").arg(name));
+}
+
+void MainWindow::showTab(const QString& name)
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
+            m_tabs->setCurrentIndex(i);
 }
 
 void MainWindow::showGraphs(const QString& backend)
@@ -260,6 +291,13 @@ void MainWindow::buildLayout() {
     m_tabs = new QTabWidget;
     m_tabs->addTab(splitter, tr("Comparison"));
     m_tabs->addTab(m_graphs, tr("Graphs"));
+    m_charts = new BackendCharts;
+    m_charts->setReport(m_report);
+    m_tabs->addTab(m_charts, tr("Charts"));
+    m_traces = new TracePanel;
+    m_traces->setReport(m_report);
+    m_tabs->addTab(m_traces, tr("Traces"));
+    connect(m_traces, &TracePanel::kernelSelected, this, &MainWindow::onKernelSelected);
     setCentralWidget(m_tabs);
     setAcceptDrops(true);
 
@@ -362,10 +400,16 @@ void MainWindow::startRun() {
 
     connect(m_session.get(), &CompareSession::backendStarted, this, [this](int row) {
         m_model->backendChanged(row);
+        // The run streams into the job's BackendRun until it finishes: chart that one live.
+        m_charts->setLiveRun(row, m_session->liveRun());
         m_statusLabel->setText(tr("Running %1...").arg(q(m_session->report().backends[row].name)));
     });
     connect(m_session.get(), &CompareSession::backendEvent, this,
             [this, count = names.size()](int row, const StreamEvent& ev) {
+                if (ev.kind == StreamEvent::Kind::Samples) {
+                    m_charts->samplesArrived(row);
+                    return;
+                }
                 if (ev.kind != StreamEvent::Kind::Progress)
                     return;
                 m_model->setLiveStatus(
@@ -377,7 +421,10 @@ void MainWindow::startRun() {
             });
     connect(m_session.get(), &CompareSession::backendFinished, this, [this](int row) {
         m_model->backendChanged(row);
+        m_charts->setLiveRun(row, nullptr);
+        m_charts->backendUpdated(row);
         m_graphs->backendUpdated(row);
+        m_traces->backendChanged(row);
         showDetails();
     });
     connect(m_session.get(), &CompareSession::finished, this, [this] {
@@ -394,8 +441,7 @@ void MainWindow::startRun() {
     m_session->start(names, base);
     m_loadedReport.reset();
     m_report = &m_session->report();
-    m_model->setReport(m_report);
-    m_graphs->setReport(m_report);
+    setViewsReport(m_report);
     RecentFiles::add(model);
     rebuildRecentMenu();
     setWindowTitle(QString("FuseScope - %1").arg(model));
@@ -430,8 +476,7 @@ bool MainWindow::openReport(const QString& path) {
         m_session->cancel();
     m_loadedReport = std::make_unique<Report>(std::move(loaded.value()));
     m_report = m_loadedReport.get();
-    m_model->setReport(m_report);
-    m_graphs->setReport(m_report);
+    setViewsReport(m_report);
     m_reportPath = path;
     if (!m_report->modelSpec.empty())
         setModelSpec(q(m_report->modelSpec));

@@ -22,6 +22,8 @@ namespace fusescope {
 
 class ComparisonModel;
 class GraphPanel;
+class BackendCharts;
+class TracePanel;
 
 // The comparison window: pick a model and backends, run, and watch each backend's row fill in as
 // its run finishes. Runs happen in worker processes driven by CompareSession; nothing here blocks.
@@ -39,10 +41,14 @@ public:
     const Report& report() const { return *m_report; }
     ComparisonModel* comparisonModel() const { return m_model; }
     GraphPanel* graphPanel() const { return m_graphs; }
+    BackendCharts* charts() const { return m_charts; }
+    TracePanel* tracePanel() const { return m_traces; }
     // Opens whatever a user hands over: a .fscope report, or a model file / spec to run.
     void openPath(const QString& path);
     // Switches to the Graphs tab on a backend's stages.
     void showGraphs(const QString& backend);
+    // "comparison", "graphs", "charts" or "traces".
+    void showTab(const QString& name);
     bool isRunning() const { return m_session && m_session->running(); }
 
 signals:
@@ -64,6 +70,9 @@ private:
     void exportWindowDialog();
     void rebuildRecentMenu();
     void showGraphsOf(const QModelIndex& proxyIndex);
+    // Every view over the report: table, charts, graphs, traces.
+    void setViewsReport(const Report* report);
+    void onKernelSelected(const QString& name);
     void showDetails();
     void updateRunState();
     QStringList checkedBackends() const;
@@ -81,6 +90,8 @@ private:
     QTableView* m_table = nullptr;
     QTabWidget* m_tabs = nullptr;
     GraphPanel* m_graphs = nullptr;
+    BackendCharts* m_charts = nullptr;
+    TracePanel* m_traces = nullptr;
     QMenu* m_recentMenu = nullptr;
     QPlainTextEdit* m_details = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -22,6 +22,7 @@ struct ExportOptions {
     std::string stage;
     std::string out;
     double scale = 2.0;
+    bool trace = false; // the backend's kernel trace instead of a stage graph
 };
 
 int runCompare(const CompareOptions& options);

@@ -1,7 +1,9 @@
 #include "Commands.h"
 #include "ExitCodes.h"
 
+#include "trace/ChromeTraceExport.h"
 #include "GraphExport.h"
+#include "trace/KernelStats.h"
 #include "report/ReportFile.h"
 
 #include <QString>
@@ -9,6 +11,39 @@
 #include <cstdio>
 
 namespace fusescope::cli {
+
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int exportTrace(const BackendRun& run, const ExportOptions& options)
+{
+    if (!run.trace) {
+        std::string why = "it was run without --trace";
+        if (run.traceInfo.is_object() && run.traceInfo.contains("error"))
+            why = run.traceInfo["error"].get<std::string>();
+        std::fprintf(stderr, "error: backend %s in %s has no trace: %s\n", run.name.c_str(), options.report.c_str(),
+                     why.c_str());
+        return kExitError;
+    }
+    Status status;
+    if (endsWith(options.out, ".csv"))
+        status = writeKernelStatsCsv(computeKernelStats(*run.trace, KernelStatsOptions::forTrace(*run.trace)), options.out);
+    else
+        status = writeChromeTrace(*run.trace, run.name, options.out);
+    if (status) {
+        std::fprintf(stderr, "error: %s\n", status->message.c_str());
+        return kExitError;
+    }
+    std::fprintf(stderr, "wrote %s (%s trace, %zu events)\n", options.out.c_str(), run.name.c_str(),
+                 run.trace->events.size());
+    return kExitOk;
+}
+
+} // namespace
 
 int runExport(const ExportOptions& options)
 {
@@ -26,6 +61,8 @@ int runExport(const ExportOptions& options)
                      options.backend.c_str(), names.c_str());
         return kExitUsage;
     }
+    if (options.trace)
+        return exportTrace(*run, options);
     std::string stage = options.stage;
     if (stage.empty()) {
         // The most telling picture by default: after fusion when the backend fuses.

@@ -77,11 +77,14 @@ int main(int argc, char** argv) {
     ExportOptions exportOptions;
     auto* exp = cli.add_subcommand("export", "Write a picture of one stage graph of a saved report");
     exp->add_option("report", exportOptions.report, "A .fscope report")->required();
-    exp->add_option("--backend", exportOptions.backend, "Backend whose stage to draw")->required();
+    exp->add_option("--backend", exportOptions.backend, "Backend whose stage (or trace) to export")->required();
     exp->add_option("--stage", exportOptions.stage,
                     "Stage key (dynamo_fx, aot_forward, post_grad, pre_fusion, post_fusion, name#graph); "
                     "default post_fusion");
     exp->add_option("-o,--out", exportOptions.out, "FILE.png, FILE.svg or FILE.pdf")->required();
+    exp->add_flag("--trace", exportOptions.trace,
+                  "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "
+                  "kernel table");
     exp->add_option("--scale", exportOptions.scale, "PNG pixels per point")->check(CLI::Range(0.1, 16.0))
         ->capture_default_str();
 

@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot("screenshot",
                                   "Save a PNG of the window after the run and quit (for docs/tests)", "file");
     QCommandLineOption graphs("graphs", "Open the Graphs tab on this backend's stages", "backend");
-    parser.addOptions({backends, run, screenshot, graphs});
+    QCommandLineOption tab("tab", "Open on a tab: comparison, graphs, charts or traces", "name");
+    parser.addOptions({backends, run, screenshot, graphs, tab});
     parser.process(app);
 
     fusescope::MainWindow window;
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
     window.show();
     if (parser.isSet(graphs))
         window.showGraphs(parser.value(graphs));
+    if (parser.isSet(tab))
+        window.showTab(parser.value(tab));
     const QString shot = parser.value(screenshot);
     auto saveShot = [&window, shot] {
         window.grab().save(shot);

@@ -1,0 +1,191 @@
+#include "BackendCharts.h"
+
+#include "analysis/LatencyStats.h"
+#include "analysis/Summary.h"
+
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <qcustomplot.h>
+
+using namespace fusescope;
+
+namespace {
+
+BackendRun finishedRun(const std::string& name, double compiledMs, double eagerMs, int samples) {
+    BackendRun run;
+    run.name = name;
+    run.status = RunStatus::Ok;
+    run.compileSeconds = 3.5;
+    run.peakMemoryBytes = int64_t{64} << 20;
+    for (int i = 0; i < samples; ++i) {
+        run.compiledSamplesMs.push_back(compiledMs + 0.01 * (i % 7));
+        run.eagerSamplesMs.push_back(eagerMs + 0.02 * (i % 5));
+    }
+    return run;
+}
+
+// Points of a QCPStatisticalBox/QCPBars/QCPGraph container.
+template <typename Plottable> int pointCount(Plottable* p) {
+    return p->data()->size();
+}
+
+} // namespace
+
+class BackendChartsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void pointsGrowAsSamplesStream();
+    void updatesAreCoalesced();
+    void statisticsComeFromTheCore();
+    void logScaleToggles();
+    void exportsNonBlankFiles();
+};
+
+void BackendChartsTest::pointsGrowAsSamplesStream() {
+    Report report;
+    report.backends.push_back(finishedRun("eager", 2.0, 2.0, 20));
+    report.backends.push_back(BackendRun{});
+    report.backends[1].name = "inductor";
+    report.backends[1].status = RunStatus::Running;
+
+    BackendCharts charts;
+    charts.setReport(&report);
+    QCOMPARE(pointCount(charts.sampleStrip(false)), 20);
+    QCOMPARE(pointCount(charts.sampleStrip(true)), 20);
+    QCOMPARE(pointCount(charts.latencyBoxes(false)), 1);
+
+    // The worker streams samples into the live run; the report's vector grows in place.
+    BackendRun& live = report.backends[1];
+    for (int batch = 1; batch <= 5; ++batch) {
+        for (int i = 0; i < 10; ++i) {
+            live.eagerSamplesMs.push_back(2.0 + 0.01 * i);
+            live.compiledSamplesMs.push_back(1.0 + 0.01 * i);
+        }
+        charts.samplesArrived(1);
+        QSignalSpy redrawn(&charts, &BackendCharts::redrawn);
+        QVERIFY(redrawn.wait(2000));
+        QCOMPARE(pointCount(charts.sampleStrip(false)), 20 + 10 * batch);
+        QCOMPARE(pointCount(charts.sampleStrip(true)), 20 + 10 * batch);
+        QCOMPARE(pointCount(charts.latencyBoxes(false)), 2);
+    }
+    live.compileSeconds = 12.0;
+    live.peakMemoryBytes = int64_t{128} << 20;
+    live.status = RunStatus::Ok;
+    charts.backendUpdated(1);
+    charts.flush();
+    QCOMPARE(pointCount(charts.bars(BackendCharts::Chart::CompileTime)), 2);
+    QCOMPARE(pointCount(charts.bars(BackendCharts::Chart::PeakMemory)), 2);
+    QCOMPARE(pointCount(charts.bars(BackendCharts::Chart::Speedup)), 2);
+    QCOMPARE(charts.bars(BackendCharts::Chart::CompileTime)->data()->at(1)->value, 12.0);
+
+    // A run passed from outside the report (the one streaming now) is read through its pointer.
+    BackendRun outside = finishedRun("cudagraphs", 0.5, 2.0, 7);
+    charts.setLiveRun(2, &outside);
+    charts.flush();
+    QCOMPARE(pointCount(charts.sampleStrip(false)), 20 + 50 + 7);
+    charts.setLiveRun(2, nullptr);
+    charts.flush();
+    QCOMPARE(pointCount(charts.sampleStrip(false)), 20 + 50);
+}
+
+void BackendChartsTest::updatesAreCoalesced() {
+    Report report;
+    report.backends.push_back(finishedRun("inductor", 1.0, 2.0, 0));
+    BackendCharts charts;
+    charts.setReport(&report);
+    const int before = charts.redrawCount();
+    QSignalSpy redrawn(&charts, &BackendCharts::redrawn);
+    // 200 samples arriving back to back: one redraw, not 200.
+    for (int i = 0; i < 200; ++i) {
+        report.backends[0].compiledSamplesMs.push_back(1.0 + i * 0.001);
+        charts.samplesArrived(0);
+    }
+    QVERIFY(redrawn.wait(2000));
+    QTest::qWait(3 * BackendCharts::kRedrawIntervalMs);
+    QCOMPARE(charts.redrawCount() - before, 1);
+    QCOMPARE(pointCount(charts.sampleStrip(false)), 200);
+}
+
+void BackendChartsTest::statisticsComeFromTheCore() {
+    Report report;
+    report.backends.push_back(finishedRun("inductor", 1.0, 3.0, 9));
+    BackendCharts charts;
+    charts.setReport(&report);
+    const LatencyStats s = computeLatencyStats(report.backends[0].compiledSamplesMs);
+    const auto box = charts.latencyBoxes(false)->data()->at(0);
+    QCOMPARE(box->median, s.median);
+    QCOMPARE(box->lowerQuartile, s.q1);
+    QCOMPARE(box->upperQuartile, s.q3);
+    QCOMPARE(charts.bars(BackendCharts::Chart::Speedup)->data()->at(0)->value,
+             *speedupOverEager(report.backends[0]));
+}
+
+void BackendChartsTest::logScaleToggles() {
+    Report report;
+    report.backends.push_back(finishedRun("inductor", 1.0, 3.0, 9));
+    BackendCharts charts;
+    charts.setReport(&report);
+    auto* axis = charts.plot(BackendCharts::Chart::Latency)->yAxis;
+    QCOMPARE(axis->scaleType(), QCPAxis::stLinear);
+    charts.setLatencyLogScale(true);
+    QVERIFY(charts.latencyLogScale());
+    QCOMPARE(axis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(axis->range().lower > 0);
+    QCOMPARE(pointCount(charts.sampleStrip(false)), 9);
+    charts.setLatencyLogScale(false);
+    QCOMPARE(axis->scaleType(), QCPAxis::stLinear);
+}
+
+void BackendChartsTest::exportsNonBlankFiles() {
+    Report report;
+    report.backends.push_back(finishedRun("eager", 2.0, 2.0, 30));
+    report.backends.push_back(finishedRun("inductor", 1.0, 2.0, 30));
+    BackendCharts charts;
+    charts.resize(900, 700);
+    charts.setReport(&report);
+    QTemporaryDir dir;
+    for (auto chart : {BackendCharts::Chart::Latency, BackendCharts::Chart::Speedup,
+                       BackendCharts::Chart::CompileTime, BackendCharts::Chart::PeakMemory}) {
+        const QString stem = dir.filePath(QStringLiteral("chart%1").arg(static_cast<int>(chart)));
+        QString error;
+        QVERIFY2(charts.exportChart(chart, stem + ".png", 600, 400, &error), qPrintable(error));
+        QVERIFY2(charts.exportChart(chart, stem + ".svg", 600, 400, &error), qPrintable(error));
+        QVERIFY2(charts.exportChart(chart, stem + ".pdf", 600, 400, &error), qPrintable(error));
+
+        const QImage png(stem + ".png");
+        QCOMPARE(png.size(), QSize(600, 400));
+        QSet<QRgb> colours;
+        for (int y = 0; y < png.height(); y += 4)
+            for (int x = 0; x < png.width(); x += 4)
+                colours.insert(png.pixel(x, y));
+        QVERIFY2(colours.size() > 3, "the PNG is blank");
+
+        QFile svg(stem + ".svg");
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svg.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.contains("inductor")); // the tick labels are drawn, not just a frame
+        QVERIFY(svgText.count("<path") + svgText.count("<polyline") > 5);
+
+        QFile pdf(stem + ".pdf");
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        const QByteArray pdfBytes = pdf.readAll();
+        QVERIFY(pdfBytes.startsWith("%PDF"));
+        QVERIFY(pdfBytes.size() > 2000);
+    }
+    QString error;
+    QVERIFY(!charts.exportChart(BackendCharts::Chart::Latency, dir.filePath("x.bmp"), 100, 100, &error));
+    QVERIFY(error.contains("bmp"));
+}
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    BackendChartsTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "BackendChartsTest.moc"

@@ -1,0 +1,378 @@
+#include "BackendCharts.h"
+
+#include "analysis/LatencyStats.h"
+#include "analysis/Summary.h"
+
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QMenu>
+#include <QTimer>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace fusescope {
+
+namespace {
+
+constexpr double kEagerOffset = -0.2;
+constexpr double kCompiledOffset = 0.2;
+constexpr double kStripWidth = 0.24;
+
+// Evenly spread, deterministic jitter (golden-ratio sequence): the same sample stays at the same
+// place across redraws, so a streaming strip does not shimmer.
+double jitter(size_t k) {
+    const double frac = std::fmod(static_cast<double>(k) * 0.6180339887498949, 1.0);
+    return (frac - 0.5) * kStripWidth;
+}
+
+QString statsText(const char* what, const LatencyStats& s) {
+    if (s.empty())
+        return QStringLiteral("%1: no samples").arg(QLatin1String(what));
+    return QStringLiteral("%1: median %2 ms, IQR %3–%4 ms, n=%5")
+        .arg(QLatin1String(what))
+        .arg(s.median, 0, 'f', 3)
+        .arg(s.q1, 0, 'f', 3)
+        .arg(s.q3, 0, 'f', 3)
+        .arg(s.n);
+}
+
+} // namespace
+
+QString BackendCharts::title(Chart chart) {
+    switch (chart) {
+    case Chart::Latency:
+        return QObject::tr("Latency per iteration (ms)");
+    case Chart::Speedup:
+        return QObject::tr("Speedup over eager (x)");
+    case Chart::CompileTime:
+        return QObject::tr("Compile time (s)");
+    case Chart::PeakMemory:
+        return QObject::tr("Peak memory (MiB)");
+    }
+    return {};
+}
+
+BackendCharts::BackendCharts(QWidget* parent)
+    : QWidget(parent)
+    , m_redrawTimer(new QTimer(this)) {
+    m_redrawTimer->setSingleShot(true);
+    m_redrawTimer->setInterval(kRedrawIntervalMs);
+    connect(m_redrawTimer, &QTimer::timeout, this, &BackendCharts::flush);
+
+    m_logScale = new QCheckBox(tr("Logarithmic latency axis"), this);
+    connect(m_logScale, &QCheckBox::toggled, this, &BackendCharts::setLatencyLogScale);
+
+    auto* grid = new QGridLayout;
+    const QColor colors[2] = {QColor(150, 150, 150), QColor(31, 119, 180)};
+    for (int c = 0; c < 4; ++c) {
+        const auto chart = static_cast<Chart>(c);
+        auto* plot = new QCustomPlot(this);
+        m_plots[c] = plot;
+        plot->setMinimumSize(320, 220);
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(
+            0, 0, new QCPTextElement(plot, title(chart), QFont(font().family(), 10, QFont::Bold)));
+        plot->xAxis->setSubTicks(false);
+        plot->xAxis->setTickLength(0, 4);
+        plot->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(plot, &QWidget::customContextMenuRequested, this, [this, chart, plot](const QPoint& pos) {
+            QMenu menu;
+            menu.addAction(tr("Export chart…"), this, [this, chart] { exportWithDialog(chart); });
+            menu.exec(plot->mapToGlobal(pos));
+        });
+        connect(plot, &QCustomPlot::mouseMove, this, [this, chart, plot](QMouseEvent* e) {
+            const QString text = tooltipFor(chart, e->pos());
+            if (text.isEmpty())
+                QToolTip::hideText();
+            else
+                QToolTip::showText(e->globalPosition().toPoint(), text, plot);
+        });
+        grid->addWidget(plot, c / 2, c % 2);
+        if (chart == Chart::Latency) {
+            for (int eager = 0; eager < 2; ++eager) {
+                const bool isEager = eager == 1;
+                auto* box = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
+                box->setName(isEager ? tr("eager") : tr("compiled"));
+                box->setWidth(0.3);
+                box->setWhiskerWidth(0.15);
+                box->setBrush(QColor(colors[isEager ? 0 : 1].red(), colors[isEager ? 0 : 1].green(),
+                                     colors[isEager ? 0 : 1].blue(), 60));
+                box->setPen(QPen(colors[isEager ? 0 : 1]));
+                m_boxes[eager] = box;
+            }
+            for (int eager = 0; eager < 2; ++eager) {
+                auto* strip = plot->addGraph();
+                strip->setName(eager ? tr("eager samples") : tr("compiled samples"));
+                strip->setLineStyle(QCPGraph::lsNone);
+                strip->setScatterStyle(
+                    QCPScatterStyle(QCPScatterStyle::ssDisc, colors[eager ? 0 : 1].darker(130), 3));
+                m_strips[eager] = strip;
+            }
+            plot->legend->setVisible(true);
+            plot->legend->removeItem(plot->legend->itemCount() - 1); // eager samples: the box says it
+            plot->legend->removeItem(plot->legend->itemCount() - 1);
+            plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+        } else {
+            auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+            bars->setWidth(0.6);
+            bars->setBrush(colors[1].lighter(130));
+            bars->setPen(QPen(colors[1]));
+            m_bars[c] = bars;
+            if (chart == Chart::Speedup) {
+                auto* parity = new QCPItemStraightLine(plot); // 1.0x: no faster than eager
+                parity->point1->setCoords(0, 1);
+                parity->point2->setCoords(1, 1);
+                parity->setPen(QPen(Qt::darkGray, 1, Qt::DashLine));
+            }
+        }
+    }
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_logScale);
+    layout->addLayout(grid, 1);
+}
+
+BackendCharts::~BackendCharts() = default;
+
+QCustomPlot* BackendCharts::plot(Chart chart) const {
+    return m_plots[static_cast<int>(chart)];
+}
+QCPGraph* BackendCharts::sampleStrip(bool eager) const {
+    return m_strips[eager ? 1 : 0];
+}
+QCPStatisticalBox* BackendCharts::latencyBoxes(bool eager) const {
+    return m_boxes[eager ? 1 : 0];
+}
+QCPBars* BackendCharts::bars(Chart chart) const {
+    return m_bars[static_cast<int>(chart)];
+}
+
+void BackendCharts::setReport(const Report* report) {
+    m_report = report;
+    m_live.clear();
+    m_allDirty = true;
+    flush(); // a new report is drawn at once; only the streaming updates wait for the timer
+}
+
+void BackendCharts::setLiveRun(int index, const BackendRun* run) {
+    if (run)
+        m_live[index] = run;
+    else
+        m_live.erase(index);
+    scheduleRedraw(index);
+}
+
+int BackendCharts::backendCount() const {
+    int n = m_report ? static_cast<int>(m_report->backends.size()) : 0;
+    if (!m_live.empty())
+        n = std::max(n, m_live.rbegin()->first + 1);
+    return n;
+}
+
+const BackendRun* BackendCharts::runAt(int index) const {
+    if (auto it = m_live.find(index); it != m_live.end())
+        return it->second;
+    if (m_report && index >= 0 && index < static_cast<int>(m_report->backends.size()))
+        return &m_report->backends[static_cast<size_t>(index)];
+    return nullptr;
+}
+
+QString BackendCharts::backendLabel(int index) const {
+    const BackendRun* run = runAt(index);
+    return run ? QString::fromStdString(run->name) : QString();
+}
+
+void BackendCharts::backendUpdated(int index) {
+    scheduleRedraw(index);
+}
+void BackendCharts::samplesArrived(int index) {
+    scheduleRedraw(index);
+}
+
+void BackendCharts::scheduleRedraw(int index) {
+    m_dirty.insert(index);
+    if (!m_redrawTimer->isActive())
+        m_redrawTimer->start();
+}
+
+void BackendCharts::flush() {
+    m_redrawTimer->stop();
+    if (m_allDirty) {
+        m_dirty.clear();
+        for (int i = 0; i < backendCount(); ++i)
+            m_dirty.insert(i);
+        // Backends that vanished with the old report must vanish from the plots too.
+        for (auto* strip : m_strips)
+            strip->data()->clear();
+        for (auto* box : m_boxes)
+            box->data()->clear();
+        for (auto* bar : m_bars)
+            if (bar)
+                bar->data()->clear();
+        m_allDirty = false;
+    }
+    rebuild();
+    m_dirty.clear();
+    ++m_redraws;
+    emit redrawn();
+}
+
+void BackendCharts::rebuild() {
+    rebuildLatency();
+    rebuildBars();
+    updateTicks();
+    for (auto* plot : m_plots)
+        plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Only the backends that changed are re-read: their keys are replaced in place, so a long run
+// with many backends does not re-copy every sample of every backend at each redraw.
+void BackendCharts::rebuildLatency() {
+    for (int index : std::as_const(m_dirty)) {
+        const BackendRun* run = runAt(index);
+        for (int eager = 0; eager < 2; ++eager) {
+            const double center = index + (eager ? kEagerOffset : kCompiledOffset);
+            m_strips[eager]->data()->remove(center - 0.3, center + 0.3);
+            m_boxes[eager]->data()->remove(center - 0.01, center + 0.01);
+            if (!run)
+                continue;
+            const auto& samples = eager ? run->eagerSamplesMs : run->compiledSamplesMs;
+            QVector<QCPGraphData> points;
+            points.reserve(static_cast<int>(samples.size()));
+            for (size_t k = 0; k < samples.size(); ++k)
+                points.append(QCPGraphData(center + jitter(k), samples[k]));
+            m_strips[eager]->data()->add(points, false);
+            const LatencyStats s = computeLatencyStats(samples);
+            if (!s.empty())
+                m_boxes[eager]->addData(center, s.min, s.q1, s.median, s.q3, s.max);
+        }
+    }
+    auto* plot = m_plots[static_cast<int>(Chart::Latency)];
+    bool found = false;
+    QCPRange range = m_strips[0]->data()->valueRange(found);
+    bool foundEager = false;
+    const QCPRange eagerRange = m_strips[1]->data()->valueRange(foundEager);
+    if (foundEager)
+        range =
+            found ? QCPRange(std::min(range.lower, eagerRange.lower), std::max(range.upper, eagerRange.upper))
+                  : eagerRange;
+    if (found || foundEager) {
+        const bool log = latencyLogScale();
+        plot->yAxis->setRange(log ? range.lower / 1.5 : 0, log ? range.upper * 1.5 : range.upper * 1.1);
+    }
+}
+
+void BackendCharts::rebuildBars() {
+    for (int index : std::as_const(m_dirty)) {
+        const BackendRun* run = runAt(index);
+        for (int c = 1; c < 4; ++c) {
+            m_bars[c]->data()->remove(index - 0.01, index + 0.01);
+            if (!run)
+                continue;
+            std::optional<double> value;
+            switch (static_cast<Chart>(c)) {
+            case Chart::Speedup:
+                value = speedupOverEager(*run);
+                break;
+            case Chart::CompileTime:
+                value = run->compileSeconds;
+                break;
+            case Chart::PeakMemory:
+                if (run->peakMemoryBytes)
+                    value = static_cast<double>(*run->peakMemoryBytes) / (1024.0 * 1024.0);
+                break;
+            case Chart::Latency:
+                break;
+            }
+            if (value)
+                m_bars[c]->addData(index, *value);
+        }
+    }
+    for (int c = 1; c < 4; ++c) {
+        bool found = false;
+        const QCPRange range = m_bars[c]->data()->valueRange(found);
+        m_plots[c]->yAxis->setRange(0, found ? std::max(range.upper * 1.15, c == 1 ? 1.2 : 0.0) : 1.0);
+    }
+}
+
+void BackendCharts::updateTicks() {
+    const int n = backendCount();
+    for (auto* plot : m_plots) {
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (int i = 0; i < n; ++i)
+            ticker->addTick(i, backendLabel(i));
+        plot->xAxis->setTicker(ticker);
+        plot->xAxis->setRange(-0.6, std::max(n, 1) - 0.4);
+    }
+}
+
+void BackendCharts::setLatencyLogScale(bool log) {
+    if (m_logScale->isChecked() != log)
+        m_logScale->setChecked(log); // comes back here through toggled()
+    auto* axis = m_plots[static_cast<int>(Chart::Latency)]->yAxis;
+    axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log)
+        axis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+        axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    m_allDirty = true;
+    flush();
+}
+
+bool BackendCharts::latencyLogScale() const {
+    return m_logScale->isChecked();
+}
+
+QString BackendCharts::tooltipFor(Chart chart, const QPoint& pos) const {
+    QCustomPlot* plot = m_plots[static_cast<int>(chart)];
+    const double key = plot->xAxis->pixelToCoord(pos.x());
+    const int index = static_cast<int>(std::lround(key));
+    const BackendRun* run = runAt(index);
+    if (!run || std::abs(key - index) > 0.45)
+        return {};
+    QString text = QString::fromStdString(run->name);
+    switch (chart) {
+    case Chart::Latency: {
+        text += QLatin1Char('\n') + statsText("compiled", computeLatencyStats(run->compiledSamplesMs));
+        text += QLatin1Char('\n') + statsText("eager", computeLatencyStats(run->eagerSamplesMs));
+        // The sample under the cursor, if a strip point is within a few pixels.
+        double best = 36;
+        QString sample;
+        for (int eager = 0; eager < 2; ++eager) {
+            const double center = index + (eager ? kEagerOffset : kCompiledOffset);
+            auto data = m_strips[eager]->data();
+            for (auto it = data->findBegin(center - 0.15); it != data->findEnd(center + 0.15); ++it) {
+                const double dx = plot->xAxis->coordToPixel(it->key) - pos.x();
+                const double dy = plot->yAxis->coordToPixel(it->value) - pos.y();
+                if (dx * dx + dy * dy < best) {
+                    best = dx * dx + dy * dy;
+                    sample = QStringLiteral("\n%1 sample: %2 ms")
+                                 .arg(eager ? tr("eager") : tr("compiled"))
+                                 .arg(it->value, 0, 'f', 4);
+                }
+            }
+        }
+        return text + sample;
+    }
+    case Chart::Speedup: {
+        const auto s = speedupOverEager(*run);
+        return text + (s ? QStringLiteral(": %1x over eager").arg(*s, 0, 'f', 2) : tr(": no speedup yet"));
+    }
+    case Chart::CompileTime:
+        return text + (run->compileSeconds
+                           ? QStringLiteral(": compiled in %1 s").arg(*run->compileSeconds, 0, 'f', 2)
+                           : tr(": not compiled yet"));
+    case Chart::PeakMemory: {
+        if (!run->peakMemoryBytes)
+            return text + tr(": no memory measurement");
+        return text + QStringLiteral(": peak %1 MiB (%2)")
+                          .arg(static_cast<double>(*run->peakMemoryBytes) / (1024.0 * 1024.0), 0, 'f', 1)
+                          .arg(QString::fromStdString(run->memoryMethod));
+    }
+    }
+    return text;
+}
+
+} // namespace fusescope

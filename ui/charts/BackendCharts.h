@@ -1,0 +1,88 @@
+#pragma once
+
+#include "model/Report.h"
+
+#include <QSet>
+#include <QString>
+#include <QWidget>
+#include <map>
+
+class QCheckBox;
+class QCustomPlot;
+class QCPGraph;
+class QCPStatisticalBox;
+class QCPBars;
+class QTimer;
+
+namespace fusescope {
+
+// The comparison charts of a Report: latency per backend (box of quartiles, every sample as a
+// jittered strip, eager beside compiled), speedup over eager, compile time and peak memory.
+//
+// The report is owned elsewhere and grows while a comparison streams. Callers say what changed
+// (backendUpdated, samplesArrived); the charts re-read that backend on a coalescing timer, so a
+// stream of one sample per millisecond costs at most ~10 redraws a second.
+class BackendCharts : public QWidget {
+    Q_OBJECT
+public:
+    enum class Chart { Latency, Speedup, CompileTime, PeakMemory };
+    static constexpr int kRedrawIntervalMs = 100;
+
+    explicit BackendCharts(QWidget* parent = nullptr);
+    ~BackendCharts() override;
+    static QString title(Chart chart);
+
+    void setReport(const Report* report);
+    // A run that is not (yet) in the report's vector, e.g. the backend streaming right now;
+    // nullptr goes back to the report's own entry.
+    void setLiveRun(int index, const BackendRun* run);
+
+    void setLatencyLogScale(bool log);
+    bool latencyLogScale() const;
+
+    QCustomPlot* plot(Chart chart) const;
+    // Every latency sample of the compiled (or eager) runs, as plotted; for tests and exports.
+    QCPGraph* sampleStrip(bool eager) const;
+    QCPStatisticalBox* latencyBoxes(bool eager) const;
+    QCPBars* bars(Chart chart) const;
+    int redrawCount() const { return m_redraws; }
+
+    // Writes one chart; the extension picks PNG, SVG or PDF.
+    bool exportChart(Chart chart, const QString& path, int width = 800, int height = 500,
+                     QString* error = nullptr) const;
+
+public slots:
+    void backendUpdated(int index);
+    void samplesArrived(int index);
+    // Redraws now what is pending (the timer does this on its own).
+    void flush();
+
+signals:
+    void redrawn();
+
+private:
+    int backendCount() const;
+    const BackendRun* runAt(int index) const;
+    QString backendLabel(int index) const;
+    void scheduleRedraw(int index);
+    void rebuild();
+    void rebuildLatency();
+    void rebuildBars();
+    void updateTicks();
+    QString tooltipFor(Chart chart, const QPoint& pos) const;
+    void exportWithDialog(Chart chart);
+
+    const Report* m_report = nullptr;
+    std::map<int, const BackendRun*> m_live;
+    QCustomPlot* m_plots[4] = {};
+    QCPStatisticalBox* m_boxes[2] = {};
+    QCPGraph* m_strips[2] = {};
+    QCPBars* m_bars[4] = {};
+    QCheckBox* m_logScale = nullptr;
+    QTimer* m_redrawTimer = nullptr;
+    QSet<int> m_dirty;
+    bool m_allDirty = false;
+    int m_redraws = 0;
+};
+
+} // namespace fusescope

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "trace/KernelStats.h"
+
+#include <QAbstractTableModel>
+
+namespace fusescope {
+
+// The kernel table of one trace: one row per kernel name. DisplayRole is formatted text;
+// SortRole holds the raw number, so a QSortFilterProxyModel sorts 9 µs before 10 µs.
+class KernelTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Calls, Total, Mean, Min, Max, Share, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole + 1;
+    static constexpr int KernelNameRole = Qt::UserRole + 2;
+
+    explicit KernelTableModel(QObject* parent = nullptr);
+
+    void setStats(KernelStatsTable stats);
+    const KernelStatsTable& stats() const { return m_stats; }
+    // Row of a kernel name, or -1.
+    int rowOf(const QString& name) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    KernelStatsTable m_stats;
+};
+
+} // namespace fusescope

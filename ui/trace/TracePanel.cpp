@@ -1,0 +1,244 @@
+#include "TracePanel.h"
+
+#include "KernelTableModel.h"
+#include "TimelineView.h"
+#include "TraceCompareWidget.h"
+#include "trace/ChromeTraceExport.h"
+#include "trace/KernelStats.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace fusescope {
+
+TracePanel::TracePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_backendPicker(new QComboBox(this))
+    , m_comparePicker(new QComboBox(this))
+    , m_info(new QLabel(this))
+    , m_timelines(new TraceCompareWidget(this))
+    , m_table(new KernelTableModel(this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_tableView(new QTableView(this)) {
+    auto* chromeButton = new QPushButton(tr("Export Chrome trace…"), this);
+    chromeButton->setToolTip(tr("JSON trace that Perfetto (ui.perfetto.dev) and chrome://tracing open"));
+    auto* csvButton = new QPushButton(tr("Export kernel table (CSV)…"), this);
+    connect(chromeButton, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
+    connect(csvButton, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Backend:"), this));
+    bar->addWidget(m_backendPicker);
+    bar->addWidget(new QLabel(tr("Compare with:"), this));
+    bar->addWidget(m_comparePicker);
+    bar->addWidget(m_info, 1);
+    bar->addWidget(chromeButton);
+    bar->addWidget(csvButton);
+
+    m_proxy->setSourceModel(m_table);
+    m_proxy->setSortRole(KernelTableModel::SortRole);
+    m_tableView->setModel(m_proxy);
+    m_tableView->setSortingEnabled(true);
+    m_tableView->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tableView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tableView->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
+    m_tableView->verticalHeader()->hide();
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_timelines);
+    splitter->addWidget(m_tableView);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(splitter, 1);
+
+    connect(m_backendPicker, &QComboBox::currentIndexChanged, this, [this](int) {
+        if (!m_updatingPickers)
+            showBackend(m_backendPicker->currentData().toInt());
+    });
+    connect(m_comparePicker, &QComboBox::currentIndexChanged, this, [this](int) {
+        if (!m_updatingPickers)
+            compareWith(m_comparePicker->currentData().toInt());
+    });
+    connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid())
+                    return;
+                const QString name = current.data(KernelTableModel::KernelNameRole).toString();
+                m_timelines->setHighlightedKernel(name);
+                emit kernelSelected(name);
+            });
+    connect(m_timelines, &TraceCompareWidget::eventSelected, this, [this](const QString& name) {
+        selectKernel(name);
+        emit kernelSelected(name);
+    });
+}
+
+TracePanel::~TracePanel() = default;
+
+QString TracePanel::backendName(int index) const {
+    if (!m_report || index < 0 || index >= static_cast<int>(m_report->backends.size()))
+        return {};
+    return QString::fromStdString(m_report->backends[static_cast<size_t>(index)].name);
+}
+
+std::shared_ptr<const KernelTrace> TracePanel::traceOf(int index) {
+    if (!m_report || index < 0 || index >= static_cast<int>(m_report->backends.size()))
+        return nullptr;
+    const auto& trace = m_report->backends[static_cast<size_t>(index)].trace;
+    if (!trace)
+        return nullptr;
+    auto& cached = m_traces[index];
+    if (!cached)
+        cached = std::make_shared<const KernelTrace>(*trace);
+    return cached;
+}
+
+void TracePanel::setReport(const Report* report) {
+    m_report = report;
+    m_traces.clear();
+    m_shown = -1;
+    m_compared = -1;
+    fillPickers();
+    // The first backend that has a trace, so the tab is not empty when one exists.
+    for (int i = 0; report && i < static_cast<int>(report->backends.size()); ++i)
+        if (report->backends[static_cast<size_t>(i)].trace) {
+            showBackend(i);
+            return;
+        }
+    refresh();
+}
+
+void TracePanel::backendChanged(int index) {
+    m_traces.erase(index);
+    fillPickers();
+    if (m_shown < 0 && traceOf(index))
+        m_shown = index;
+    if (index == m_shown || index == m_compared)
+        refresh();
+}
+
+void TracePanel::fillPickers() {
+    m_updatingPickers = true;
+    m_backendPicker->clear();
+    m_comparePicker->clear();
+    m_comparePicker->addItem(tr("(none)"), -1);
+    const int n = m_report ? static_cast<int>(m_report->backends.size()) : 0;
+    for (int i = 0; i < n; ++i) {
+        const bool hasTrace = m_report->backends[static_cast<size_t>(i)].trace.has_value();
+        const QString label = hasTrace ? backendName(i) : tr("%1 (no trace)").arg(backendName(i));
+        for (QComboBox* picker : {m_backendPicker, m_comparePicker}) {
+            picker->addItem(label, i);
+            // Backends without a trace stay listed, greyed out, so the user sees which lack one.
+            if (auto* items = qobject_cast<QStandardItemModel*>(picker->model()); items && !hasTrace)
+                items->item(picker->count() - 1)->setEnabled(false);
+        }
+    }
+    m_backendPicker->setCurrentIndex(m_backendPicker->findData(m_shown));
+    m_comparePicker->setCurrentIndex(std::max(0, m_comparePicker->findData(m_compared)));
+    m_updatingPickers = false;
+}
+
+void TracePanel::showBackend(int index) {
+    m_shown = index;
+    if (m_compared == index)
+        m_compared = -1;
+    refresh();
+}
+
+void TracePanel::compareWith(int index) {
+    m_compared = index == m_shown ? -1 : index;
+    refresh();
+}
+
+void TracePanel::refresh() {
+    m_updatingPickers = true;
+    m_backendPicker->setCurrentIndex(m_backendPicker->findData(m_shown));
+    m_comparePicker->setCurrentIndex(std::max(0, m_comparePicker->findData(m_compared)));
+    m_updatingPickers = false;
+
+    const auto shown = traceOf(m_shown);
+    const auto compared = traceOf(m_compared);
+    m_timelines->setTraces(shown, backendName(m_shown), compared, backendName(m_compared));
+    m_table->setStats(shown ? computeKernelStats(*shown, KernelStatsOptions::forTrace(*shown)) : KernelStatsTable{});
+    if (!shown) {
+        m_info->setText(m_shown < 0 ? tr("No backend with a kernel trace.")
+                                    : tr("This backend has no kernel trace."));
+        return;
+    }
+    QString info = tr("%1 events, %2 iterations, source %3")
+                       .arg(shown->events.size())
+                       .arg(shown->iterations)
+                       .arg(QString::fromStdString(shown->source));
+    if (shown->dropped > 0)
+        info += tr(" — %1 records dropped by the tracer: totals are lower bounds").arg(shown->dropped);
+    m_info->setText(info);
+}
+
+void TracePanel::selectKernel(const QString& name) {
+    m_timelines->setHighlightedKernel(name);
+    const int row = m_table->rowOf(name);
+    const QSignalBlocker blocker(m_tableView->selectionModel());
+    if (row < 0) {
+        m_tableView->clearSelection();
+        return;
+    }
+    const QModelIndex index = m_proxy->mapFromSource(m_table->index(row, 0));
+    m_tableView->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                              QItemSelectionModel::Rows);
+    m_tableView->scrollTo(index);
+}
+
+bool TracePanel::exportChromeTrace(const QString& path, QString* error) const {
+    const auto& trace = m_timelines->topView()->trace();
+    if (!trace) {
+        if (error)
+            *error = tr("There is no kernel trace to export.");
+        return false;
+    }
+    const Status status = writeChromeTrace(*trace, backendName(m_shown).toStdString(), path.toStdString());
+    if (status && error)
+        *error = QString::fromStdString(status->message);
+    return !status;
+}
+
+bool TracePanel::exportKernelCsv(const QString& path, QString* error) const {
+    if (!m_timelines->topView()->trace()) {
+        if (error)
+            *error = tr("There is no kernel table to export.");
+        return false;
+    }
+    const Status status = writeKernelStatsCsv(m_table->stats(), path.toStdString());
+    if (status && error)
+        *error = QString::fromStdString(status->message);
+    return !status;
+}
+
+void TracePanel::exportWithDialog(bool chrome) {
+    const QString stem = backendName(m_shown).isEmpty() ? QStringLiteral("trace") : backendName(m_shown);
+    const QString path =
+        chrome
+            ? QFileDialog::getSaveFileName(this, tr("Export Chrome trace"),
+                                           stem + QStringLiteral(".trace.json"), tr("Chrome trace (*.json)"))
+            : QFileDialog::getSaveFileName(this, tr("Export kernel table"),
+                                           stem + QStringLiteral("-kernels.csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(chrome ? exportChromeTrace(path, &error) : exportKernelCsv(path, &error)))
+        QMessageBox::warning(this, tr("Export"), error);
+}
+
+} // namespace fusescope

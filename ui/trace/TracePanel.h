@@ -1,0 +1,75 @@
+#pragma once
+
+#include "model/Report.h"
+
+#include <QWidget>
+#include <map>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace fusescope {
+
+class KernelTableModel;
+class TraceCompareWidget;
+
+// The Trace tab: pick a backend (and optionally a second one to compare on the same time scale),
+// see its kernels on a timeline and in a table, export the trace for Perfetto or the table as
+// CSV. Selecting a kernel anywhere here emits kernelSelected, for the graph views' provenance.
+class TracePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TracePanel(QWidget* parent = nullptr);
+    ~TracePanel() override;
+
+    // The report is owned elsewhere; call backendChanged() when a backend's trace arrives.
+    void setReport(const Report* report);
+    void backendChanged(int index);
+
+    void showBackend(int index);
+    // A second backend under the first, -1 for none.
+    void compareWith(int index);
+    int shownBackend() const { return m_shown; }
+    int comparedBackend() const { return m_compared; }
+
+    // Outlines a kernel in the timelines and selects its table row (no signal emitted).
+    void selectKernel(const QString& name);
+
+    bool exportChromeTrace(const QString& path, QString* error = nullptr) const;
+    bool exportKernelCsv(const QString& path, QString* error = nullptr) const;
+
+    TraceCompareWidget* timelines() const { return m_timelines; }
+    KernelTableModel* kernelTable() const { return m_table; }
+    QTableView* kernelTableView() const { return m_tableView; }
+
+signals:
+    void kernelSelected(const QString& name);
+
+private:
+    void fillPickers();
+    void refresh();
+    std::shared_ptr<const KernelTrace> traceOf(int index);
+    QString backendName(int index) const;
+    void exportWithDialog(bool chrome);
+
+    const Report* m_report = nullptr;
+    // Copies of the report's traces handed to the views: the report may be replaced or grow
+    // while a view still paints, and the views keep their own reference.
+    std::map<int, std::shared_ptr<const KernelTrace>> m_traces;
+    int m_shown = -1;
+    int m_compared = -1;
+    bool m_updatingPickers = false;
+
+    QComboBox* m_backendPicker = nullptr;
+    QComboBox* m_comparePicker = nullptr;
+    QLabel* m_info = nullptr;
+    TraceCompareWidget* m_timelines = nullptr;
+    KernelTableModel* m_table = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_tableView = nullptr;
+};
+
+} // namespace fusescope
