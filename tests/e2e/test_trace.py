@@ -1,0 +1,42 @@
+"""Kernel traces end to end on CPU: the real worker, the PyTorch profiler, the report, the export."""
+import json
+
+from conftest import FAST
+
+
+def test_inductor_trace_has_its_generated_kernels_and_each_maps_to_nodes(cli, tmp_path):
+    report = tmp_path / "t.fscope"
+    r = cli("compare", "demo:transformer", "--backends", "inductor", "--trace", "--out", report, "--json", *FAST)
+    assert r.code == 0, r
+    b = r.json()["backends"][0]
+    trace = b["trace"]
+    assert trace["source"] == "cpu-profiler" and trace["iterations"] == 5 and trace["dropped"] == 0
+    assert trace["kernels"] > 0 and trace["memory_events"] > 0
+    assert trace["overhead_ratio"] > 0
+
+    saved = json.loads(report.read_text())["backends"][0]
+    names = saved["trace"]["names"]
+    kernel_names = {names[e[3]] for e in saved["trace"]["events"] if e[4] == "kernel"}
+    assert kernel_names and all(n.startswith("cpp_fused") for n in kernel_names), kernel_names
+    post_fusion = next(s for s in saved["stages"] if s["name"] == "post_fusion")
+    groups = {g["name"]: g for g in post_fusion["groups"]}
+    for name in kernel_names:
+        assert name in groups, f"traced kernel {name} has no kernel group after fusion"
+        assert groups[name]["provenance"], f"kernel {name} has no provenance"
+        assert groups[name]["nodes"], f"kernel {name} covers no nodes"
+
+    chrome = tmp_path / "t.json"
+    e = cli("export", report, "--backend", "inductor", "--trace", "--out", chrome)
+    assert e.code == 0, e
+    events = json.loads(chrome.read_text())["traceEvents"]
+    assert {ev["name"] for ev in events if ev.get("ph") == "X"} >= kernel_names
+    csv = tmp_path / "k.csv"
+    assert cli("export", report, "--backend", "inductor", "--trace", "--out", csv).code == 0
+    assert csv.read_text().splitlines()[0].startswith("name,calls,total_ns")
+
+
+def test_export_trace_of_a_run_without_trace_says_why(cli, tmp_path):
+    report = tmp_path / "r.fscope"
+    assert cli("compare", "demo:mlp", "--backends", "eager", "--out", report, *FAST).code == 0
+    e = cli("export", report, "--backend", "eager", "--trace", "--out", tmp_path / "t.json")
+    assert e.code == 1 and "without --trace" in e.stderr
