@@ -4,12 +4,11 @@
 #include "GraphScene.h"
 #include "GraphView.h"
 #include "StageCompareWidget.h"
+#include "WidgetExport.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -282,21 +281,11 @@ void GraphPanel::exportSecondary()
 
 void GraphPanel::exportView(GraphView* view)
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Graph"), QString(),
-                                                tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty())
+    ExportTarget target;
+    if (!askExportTarget(this, tr("Export Graph"), target))
         return;
-    if (!path.contains('.'))
-        path += ".png";
-    double scale = 1.0;
-    if (path.endsWith(".png", Qt::CaseInsensitive)) {
-        bool ok = false;
-        scale = QInputDialog::getDouble(this, tr("Export Graph"), tr("Pixels per point:"), 2.0, 0.25, 8.0, 2, &ok);
-        if (!ok)
-            return;
-    }
     QString error;
-    if (!exportScene(view->graphScene(), path, scale, &error))
+    if (!exportScene(view->graphScene(), target.path, target.scale, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 

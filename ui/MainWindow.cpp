@@ -15,7 +15,6 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QInputDialog>
 #include <QMimeData>
 #include <QTabWidget>
 #include <QFileDialog>
@@ -153,24 +152,14 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 void MainWindow::exportWindowDialog()
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Window"), QString(),
-                                                tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty())
+    ExportTarget target;
+    if (!askExportTarget(this, tr("Export Window"), target))
         return;
-    if (!path.contains('.'))
-        path += ".png";
-    double scale = 1.0;
-    if (path.endsWith(".png", Qt::CaseInsensitive)) {
-        bool ok = false;
-        scale = QInputDialog::getDouble(this, tr("Export Window"), tr("Scale:"), 2.0, 0.5, 4.0, 1, &ok);
-        if (!ok)
-            return;
-    }
     QString error;
-    if (!exportWidget(this, path, scale, &error))
+    if (!exportWidget(this, target.path, target.scale, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
     else
-        m_statusLabel->setText(tr("Exported %1").arg(path));
+        m_statusLabel->setText(tr("Exported %1").arg(target.path));
 }
 
 void MainWindow::setViewsReport(const Report* report)

@@ -1,12 +1,32 @@
 #include "WidgetExport.h"
 
+#include <QFileDialog>
 #include <QImage>
+#include <QInputDialog>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <QWidget>
 
 namespace fusescope {
+
+bool askExportTarget(QWidget* parent, const QString& title, ExportTarget& target)
+{
+    QString path = QFileDialog::getSaveFileName(parent, title, QString(),
+                                                QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return false;
+    if (!path.contains('.'))
+        path += ".png";
+    target.path = path;
+    target.scale = 1.0;
+    if (path.endsWith(".png", Qt::CaseInsensitive)) {
+        bool ok = false;
+        target.scale = QInputDialog::getDouble(parent, title, QObject::tr("Pixels per point:"), 2.0, 0.25, 8.0, 2, &ok);
+        return ok;
+    }
+    return true;
+}
 
 bool exportWidget(QWidget* widget, const QString& path, double scale, QString* error)
 {
