@@ -7,6 +7,7 @@
 #include "GraphScene.h"
 #include "GraphvizLayout.h"
 #include "GroupTree.h"
+#include "report/ReportFile.h"
 #include "SyntheticStage.h"
 
 #include <QApplication>
@@ -28,14 +29,31 @@ double seconds(const std::function<void()>& work) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double flatDot(int nodes) {
-    const StageGraph s = testdata::makeTransformerStage(12, nodes);
+double flatDotOf(const StageGraph& s) {
     const GroupTree tree = GroupTree::build(s);
     LevelGraph flat;
     flat.sizes.assign(s.nodes.size(), Point{150, 42});
     for (const GraphEdge& e : s.edges)
         flat.edges.emplace_back(tree.findNode(e.src), tree.findNode(e.dst));
     return seconds([&] { layoutLevelWithDot(flat); });
+}
+
+double flatDot(int nodes) { return flatDotOf(testdata::makeTransformerStage(12, nodes)); }
+
+// `bench REPORT.fscope BACKEND STAGE`: a real captured stage instead of the synthetic one.
+std::shared_ptr<StageGraph> stageFromReport(const char* path, const char* backend, const char* key) {
+    auto report = readReport(path);
+    if (!report) {
+        std::fprintf(stderr, "%s\n", report.error().message.c_str());
+        std::exit(1);
+    }
+    const BackendRun* run = report.value().findBackend(backend);
+    const StageGraph* stage = run ? run->findStage(key) : nullptr;
+    if (!stage) {
+        std::fprintf(stderr, "%s: no stage %s of backend %s\n", path, key, backend);
+        std::exit(1);
+    }
+    return std::make_shared<StageGraph>(*stage);
 }
 
 void frames(GraphScene& scene, const char* what) {
@@ -65,11 +83,14 @@ int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM",
             qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
-    const int target = argc > 1 ? std::atoi(argv[1]) : 10000;
-    const int flatCap = argc > 2 ? std::atoi(argv[2]) : 3000;
+    const bool fromReport = argc > 3 && QString(argv[1]).endsWith(".fscope");
+    const int target = argc > 1 && !fromReport ? std::atoi(argv[1]) : 10000;
+    int flatCap = argc > 2 && !fromReport ? std::atoi(argv[2]) : 3000;
 
-    auto stage = std::make_shared<StageGraph>(testdata::makeTransformerStage(12, target));
-    std::printf("stage: %zu nodes, %zu edges, 12 layers\n", stage->nodes.size(), stage->edges.size());
+    auto stage = fromReport ? stageFromReport(argv[1], argv[2], argv[3])
+                            : std::make_shared<StageGraph>(testdata::makeTransformerStage(12, target));
+    std::printf("stage: %zu nodes, %zu edges%s\n", stage->nodes.size(), stage->edges.size(),
+                fromReport ? " (from the report)" : ", 12 layers");
 
     std::shared_ptr<GroupTree> tree;
     std::unique_ptr<CollapsedGraph> view;
@@ -93,12 +114,16 @@ int main(int argc, char** argv) {
             tree->group(g).kind == GraphGroup::Kind::Module &&
             (pick < 0 || tree->group(g).nodeCount > tree->group(pick).nodeCount))
             pick = g;
-    view->setExpanded(pick, true);
-    StageLayout second;
-    const double expandTime = seconds([&] { second = engine->layout(view->expandedState()); });
-    std::printf("expand \"%s\" (%d nodes, %d children): %.1f ms, %d levels laid out, %d visible items\n",
-                tree->group(pick).name.c_str(), tree->group(pick).nodeCount, tree->group(pick).childCount(),
-                1000 * expandTime, second.levelsLaidOut, view->visibleCount());
+    if (pick < 0) {
+        std::printf("expand: every group is already open at the start\n");
+    } else {
+        view->setExpanded(pick, true);
+        StageLayout second;
+        const double expandTime = seconds([&] { second = engine->layout(view->expandedState()); });
+        std::printf("expand \"%s\" (%d nodes, %d children): %.1f ms, %d levels laid out, %d visible items\n",
+                    tree->group(pick).name.c_str(), tree->group(pick).nodeCount, tree->group(pick).childCount(),
+                    1000 * expandTime, second.levelsLaidOut, view->visibleCount());
+    }
 
     StageLayout full;
     for (int g = 1; g < tree->groupCount(); ++g)
@@ -109,6 +134,10 @@ int main(int argc, char** argv) {
 
     // Flat dot grows super-linearly (10,000 nodes took 148-266 s here); the default run stops
     // at 3,000 nodes, a second argument of 10000 measures the whole graph.
+    if (fromReport) {
+        std::printf("flat dot, the same %zu-node graph: %.2f s\n", stage->nodes.size(), flatDotOf(*stage));
+        flatCap = 0;
+    }
     std::vector<int> flatSizes;
     for (int n : {1000, 2000, 3000})
         if (n <= flatCap)
@@ -125,7 +154,7 @@ int main(int argc, char** argv) {
     std::printf("GraphScene open (group + layout + items): %.1f ms, %d node items, %d closed groups\n",
                 1000 * sceneOpen, scene.nodeItemCount(), scene.closedGroupCount());
     frames(scene, "collapsed");
-    if (argc > 3) { // a picture of the opened graph, for the docs
+    if (argc > 3 && !fromReport) { // a picture of the opened graph, for the docs
         QString error;
         if (!exportScene(&scene, argv[3], 1.0, &error))
             std::printf("export failed: %s\n", qPrintable(error));

@@ -13,6 +13,10 @@ namespace fusescope {
 
 namespace {
 
+// Items smaller than this many device pixels are not drawn.
+constexpr double kSubPixel = 1.5;
+
+
 QFont itemFont(bool bold = false) {
     QFont font;
     font.setPointSizeF(8.5);
@@ -64,6 +68,9 @@ QRectF NodeItem::boundingRect() const {
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF rect(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    // Under a pixel a node is invisible anyway; skipping it keeps a fitted 10k-node graph fast.
+    if (lod * std::max(m_size.width(), m_size.height()) < kSubPixel && !m_highlighted && !isSelected())
+        return;
     painter->setPen(outline(isSelected(), m_highlighted, m_color));
     painter->setBrush(m_color);
     if (lod < kTextLevelOfDetail) {
@@ -89,6 +96,8 @@ GroupItem::GroupItem(QString id, QString name, int nodeCount, bool kernel, bool 
     , m_expanded(expanded)
     , m_size(size) {
     setFlag(ItemIsSelectable);
+    // exposedRect lets an open frame paint only what is on screen (drawFrameClipped).
+    setFlag(ItemUsesExtendedStyleOption);
     if (!expanded)
         setCacheMode(DeviceCoordinateCache);
     // Open frames sit under what they hold; closed boxes among the nodes.
@@ -97,6 +106,75 @@ GroupItem::GroupItem(QString id, QString name, int nodeCount, bool kernel, bool 
                    .arg(m_name)
                    .arg(m_nodeCount)
                    .arg(expanded ? "close" : "open"));
+}
+
+// An open frame of a large graph spans tens of thousands of points; zoomed in, drawing all of it
+// costs far more than the part on screen. Fill and outline only the exposed part.
+// Qt's raster engine strokes the whole length of a path even when nearly all of it lies outside
+// the clip: zoomed in on the real hf:bert post-grad graph, a few 30,000-point edges cost 50 ms to
+// 2.7 s a frame (bench/GraphLayoutBench.cpp). Past this device size, draw only what is exposed.
+constexpr double kHugeDevicePixels = 4000;
+
+void drawFrameClipped(QPainter* painter, const QRectF& rect, const QRectF& exposed, const QColor& fill) {
+    const QRectF visible = rect.intersected(exposed.adjusted(-4, -4, 4, 4));
+    if (visible.isEmpty())
+        return;
+    const QPen pen = painter->pen();
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(fill);
+    painter->drawRect(visible);
+    painter->setPen(pen);
+    auto vertical = [&](double x) {
+        if (x >= visible.left() && x <= visible.right())
+            painter->drawLine(QPointF(x, visible.top()), QPointF(x, visible.bottom()));
+    };
+    auto horizontal = [&](double y) {
+        if (y >= visible.top() && y <= visible.bottom())
+            painter->drawLine(QPointF(visible.left(), y), QPointF(visible.right(), y));
+    };
+    vertical(rect.left());
+    vertical(rect.right());
+    horizontal(rect.top());
+    horizontal(rect.bottom());
+}
+
+// Liang-Barsky: the part of `line` inside `box`, or false when none is.
+bool clipLine(QLineF& line, const QRectF& box) {
+    const double dx = line.dx(), dy = line.dy();
+    double t0 = 0, t1 = 1;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {line.x1() - box.left(), box.right() - line.x1(), line.y1() - box.top(),
+                         box.bottom() - line.y1()};
+    for (int k = 0; k < 4; ++k) {
+        if (p[k] == 0) {
+            if (q[k] < 0)
+                return false;
+            continue;
+        }
+        const double t = q[k] / p[k];
+        if (p[k] < 0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1)
+            return false;
+    }
+    const QPointF a = line.pointAt(t0), b = line.pointAt(t1);
+    line = QLineF(a, b);
+    return true;
+}
+
+// The same limit for edges: a spline tens of thousands of pixels long is flattened and only
+// its pieces inside the exposed rectangle are stroked.
+void drawVisibleSegments(QPainter* painter, const QPainterPath& path, const QRectF& exposed) {
+    QVector<QLineF> lines;
+    for (const QPolygonF& poly : path.toSubpathPolygons())
+        for (int i = 1; i < poly.size(); ++i) {
+            QLineF line(poly[i - 1], poly[i]);
+            if (clipLine(line, exposed))
+                lines.append(line);
+        }
+    painter->drawLines(lines);
 }
 
 QRectF GroupItem::boundingRect() const {
@@ -119,8 +197,7 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     painter->setPen(outline(isSelected(), m_highlighted, m_kernel ? QColor("#ffb74d") : QColor("#9e9e9e")));
     const QString count = QString("%1 node%2").arg(m_nodeCount).arg(m_nodeCount == 1 ? "" : "s");
     if (m_expanded) {
-        painter->setBrush(fill.lighter(104));
-        painter->drawRect(rect);
+        drawFrameClipped(painter, rect, option->exposedRect, fill.lighter(104));
         if (lod < kTextLevelOfDetail)
             return;
         painter->setPen(QColor("#424242"));
@@ -169,6 +246,7 @@ EdgeItem::EdgeItem(QPainterPath path, QPointF tip, QPointF before, int count)
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).adjusted(-4, -4, 4, 4);
     if (count > 1)
         setToolTip(QString("%1 edges").arg(count));
+    setFlag(ItemUsesExtendedStyleOption);
 }
 
 QRectF EdgeItem::boundingRect() const {
@@ -177,10 +255,16 @@ QRectF EdgeItem::boundingRect() const {
 
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (lod * std::max(m_bounds.width(), m_bounds.height()) < kSubPixel)
+        return;
     const double width = 1.0 + std::min(4.0, std::log2(double(m_count)));
     painter->setPen(QPen(QColor("#616161"), width));
     painter->setBrush(Qt::NoBrush);
-    painter->drawPath(m_path);
+    const QRectF device = painter->worldTransform().mapRect(m_bounds);
+    if (device.width() > kHugeDevicePixels || device.height() > kHugeDevicePixels)
+        drawVisibleSegments(painter, m_path, option->exposedRect.adjusted(-8, -8, 8, 8));
+    else
+        painter->drawPath(m_path);
     if (lod < kTextLevelOfDetail)
         return;
     painter->setPen(Qt::NoPen);
