@@ -303,10 +303,11 @@ void MainWindow::probeBackends() {
     // Listing backends starts a Python worker (seconds): do it off the UI thread and merge the
     // answer in when it arrives, unless the window is gone by then.
     QPointer<MainWindow> self(this);
-    auto* families = &m_families;
-    QThread* thread = QThread::create([self, families] {
+    QThread* thread = QThread::create([self] {
+        // The thread owns its families: the window (and its own) may be gone before it ends.
+        const auto families = createBackendFamilies();
         std::vector<BackendInfo> all;
-        for (auto& family : *families) {
+        for (const auto& family : families) {
             auto found = family->probe();
             all.insert(all.end(), found.begin(), found.end());
         }
