@@ -1,0 +1,85 @@
+// The main window over a saved report: every tab gets the report, and a kernel picked in the
+// trace table selects that kernel in the Graphs tab with the nodes it came from.
+#include "BackendCharts.h"
+#include "GraphPanel.h"
+#include "GraphView.h"
+#include "MainWindow.h"
+#include "StageCompareWidget.h"
+#include "TracePanel.h"
+
+#include "report/ReportFile.h"
+
+#include <QPlainTextEdit>
+#include <QTemporaryDir>
+#include <qcustomplot.h>
+#include <QTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace fusescope;
+
+namespace {
+
+Report reportWithTrace()
+{
+    std::ifstream in(FUSESCOPE_GRAPH_FIXTURES "/mlp_inductor_run.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    Report report;
+    report.modelSpec = "demo:mlp";
+    BackendRun run = nlohmann::json::parse(text.str()).get<BackendRun>();
+    run.status = RunStatus::Ok;
+    run.eagerSamplesMs = {2.0, 2.1, 2.2};
+    run.compiledSamplesMs = {1.0, 1.1, 1.2};
+    KernelTrace trace;
+    trace.source = "cpu-profiler";
+    trace.tracks = {{1, "CPU thread 1", TrackKind::CpuThread}};
+    const int32_t gelu = trace.internName("cpp_fused_gelu_1");
+    const int32_t norm = trace.internName("cpp_fused_native_layer_norm_0");
+    trace.events = {{1000, 500, 1, norm, EventKind::Kernel, 1, 0}, {2000, 300, 1, gelu, EventKind::Kernel, 2, 0}};
+    trace.iterations = 1;
+    trace.finalize();
+    run.trace = trace;
+    report.backends = {run};
+    return report;
+}
+
+} // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+private slots:
+    void traceKernelSelectsItsNodesInTheGraphs()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("r.fscope");
+        QVERIFY(!writeReport(reportWithTrace(), path.toStdString()).has_value());
+        MainWindow window;
+        window.resize(1400, 800);
+        window.show();
+        QVERIFY(window.openReport(path));
+        QCOMPARE(window.tracePanel()->shownBackend(), 0);
+        QVERIFY(window.graphPanel()->sideBySide());
+
+        emit window.tracePanel()->kernelSelected("cpp_fused_native_layer_norm_0");
+        StageCompareWidget* compare = window.graphPanel()->compareWidget();
+        QCOMPARE(compare->beforeNodesOfKernel("k0"), (QStringList{"buf1", "buf2", "buf3"}));
+        QVERIFY(compare->codeView()->toPlainText().contains("cpp_fused_native_layer_norm_0"));
+        QCOMPARE(window.graphPanel()->showKernel("mlp", "no_such_kernel"), 0);
+    }
+
+    void chartsShowEveryBackendOfTheReport()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("r.fscope");
+        QVERIFY(!writeReport(reportWithTrace(), path.toStdString()).has_value());
+        MainWindow window;
+        QVERIFY(window.openReport(path));
+        window.charts()->flush();
+        QCOMPARE(window.charts()->sampleStrip(false)->dataCount(), 3);
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "MainWindowTest.moc"
