@@ -49,7 +49,19 @@ int main(int argc, char** argv) {
     cmp->add_option("-o,--out", compare.out, "Write the report (.fscope) here, atomically");
     cmp->add_flag("--json", compare.json, "Print the machine-readable summary instead of the table");
     cmp->add_flag("-q,--quiet", compare.quiet, "No progress on stderr");
-    cmp->add_option("--mode", mode, "torch.compile mode (default, reduce-overhead, max-autotune)");
+    cmp->add_option("--mode", mode,
+                    "torch.compile mode for every backend (default, reduce-overhead, max-autotune); one backend "
+                    "takes its own with NAME@MODE in --backends, e.g. inductor,inductor@max-autotune");
+    bool fullgraph = false;
+    cmp->add_flag("--fullgraph", fullgraph, "torch.compile(fullgraph=True): a graph break is an error");
+    std::string dynamic = "auto";
+    cmp->add_option("--dynamic", dynamic, "torch.compile(dynamic=...): true, false or auto")
+        ->check(CLI::IsMember({"true", "false", "auto"}))
+        ->capture_default_str();
+    std::vector<std::string> inductorConfig;
+    cmp->add_option("--inductor-config", inductorConfig,
+                    "Inductor option KEY=VALUE (VALUE as JSON, else a string), repeatable; e.g. "
+                    "--inductor-config epilogue_fusion=false");
     cmp->add_option("--warmup", compare.base.measure.warmup, "Warm-up iterations per side")
         ->capture_default_str();
     cmp->add_option("--min-runs", compare.base.measure.minRuns, "Timed iterations at least")
@@ -120,6 +132,20 @@ int main(int argc, char** argv) {
         compare.base.model = compare.model;
         if (!mode.empty())
             compare.base.options["mode"] = mode;
+        compare.base.options["fullgraph"] = fullgraph;
+        compare.base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+        nlohmann::json inductor = nlohmann::json::object();
+        for (const auto& item : inductorConfig) {
+            const auto eq = item.find('=');
+            if (eq == std::string::npos || eq == 0) {
+                std::fprintf(stderr, "error: --inductor-config '%s' is not KEY=VALUE\n", item.c_str());
+                return kExitUsage;
+            }
+            const std::string value = item.substr(eq + 1);
+            auto parsed = nlohmann::json::parse(value, nullptr, false);
+            inductor[item.substr(0, eq)] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+        }
+        compare.base.options["inductor"] = inductor;
         if (!inputs.empty()) {
             nlohmann::json spec = nlohmann::json::array();
             for (const auto& item : splitList(inputs)) {

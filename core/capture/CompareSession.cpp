@@ -74,8 +74,7 @@ void CompareSession::startNext() {
         return;
     }
     const int index = m_current;
-    RunRequest request = m_base;
-    request.backend = m_backends[index];
+    RunRequest request = requestFor(m_backends[index], m_base);
     auto* family = familyFor(request.backend);
     emit backendStarted(index);
     if (!family) {
@@ -104,6 +103,8 @@ void CompareSession::onJobFinished() {
         m_report.environment = env;
     BackendRun run = m_job->takeRun();
     m_job.reset();
+    // The row keeps the label the user asked for (inductor@max-autotune), not the bare backend.
+    run.name = m_backends[index];
     if (run.model && m_report.model.name.empty())
         m_report.model = *run.model;
     const bool modelBroken = run.error && isModelError(run.error->code);
@@ -112,6 +113,16 @@ void CompareSession::onJobFinished() {
     if (modelBroken)
         skipRemainingAfterModelError(index);
     startNext();
+}
+
+RunRequest requestFor(const std::string& label, const RunRequest& base)
+{
+    RunRequest request = base;
+    const auto at = label.find('@');
+    request.backend = label.substr(0, at);
+    if (at != std::string::npos)
+        request.options["mode"] = label.substr(at + 1);
+    return request;
 }
 
 bool isModelError(const std::string& code) {

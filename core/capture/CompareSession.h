@@ -53,6 +53,10 @@ private:
     bool m_cancelled = false;
 };
 
+// The request for one entry of a backend list: `NAME` or `NAME@MODE` (a torch.compile mode such
+// as max-autotune), so one comparison can hold several modes of the same backend.
+RunRequest requestFor(const std::string& label, const RunRequest& base);
+
 // Errors of the model itself (not of a backend): docs/protocol.md's model_* codes.
 bool isModelError(const std::string& code);
 

@@ -157,3 +157,23 @@ def test_export_writes_png_svg_pdf_and_names_bad_stages(cli, tmp_path):
     assert bad.code == 64 and "post_fusion" in bad.stderr
     missing = cli("export", report, "--backend", "tvm", "--out", tmp_path / "x.png")
     assert missing.code == 64 and "inductor" in missing.stderr
+
+
+def test_modes_and_options_are_per_entry_and_saved(cli, tmp_path):
+    out = tmp_path / "modes.fscope"
+    r = cli("compare", "demo:mlp", "--backends", "aot_eager,aot_eager@default", "--fullgraph", "--dynamic", "false",
+            "--out", out, "--json", *FAST)
+    assert r.code == OK, r
+    assert [b["name"] for b in r.json()["backends"]] == ["aot_eager", "aot_eager@default"]
+    saved = json.loads(out.read_text())["backends"]
+    assert saved[0]["options"]["fullgraph"] is True and saved[0]["options"]["dynamic"] is False
+    assert saved[1]["options"]["mode"] == "default"
+
+
+def test_unknown_inductor_option_fails_that_backend_with_its_name(cli):
+    r = cli("compare", "demo:mlp", "--backends", "eager,inductor", "--inductor-config", "no_such_option=1",
+            "--json", *FAST)
+    assert r.code == PARTIAL, r
+    b = by_name(r.json())
+    assert b["eager"]["status"] == "ok"
+    assert b["inductor"]["status"] == "failed" and "no_such_option" in b["inductor"]["error"]
