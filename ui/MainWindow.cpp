@@ -7,6 +7,7 @@
 #include "RecentFiles.h"
 #include "WidgetExport.h"
 #include "analysis/Format.h"
+#include "capture/CompileOptions.h"
 #include "report/ReportFile.h"
 
 #include <QApplication>
@@ -22,6 +23,9 @@
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QGroupBox>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QVBoxLayout>
@@ -223,7 +227,7 @@ void MainWindow::buildLayout() {
         item->setCheckState(Qt::Checked);
     }
     auto* addBackend = new QLineEdit;
-    addBackend->setPlaceholderText(tr("Add a backend by name"));
+    addBackend->setPlaceholderText(tr("Add a backend (e.g. inductor@max-autotune)"));
     addBackend->setToolTip(tr("Any registered torch.compile backend, e.g. aot_eager_decomp_partition; Enter adds it"));
     connect(addBackend, &QLineEdit::returnPressed, this, [this, addBackend] {
         const QString name = addBackend->text().trimmed();
@@ -240,6 +244,24 @@ void MainWindow::buildLayout() {
     backendLayout->setContentsMargins(0, 0, 0, 0);
     backendLayout->addWidget(m_backendList);
     backendLayout->addWidget(addBackend);
+    auto* options = new QGroupBox(tr("Options"));
+    auto* form = new QFormLayout(options);
+    m_fullgraph = new QCheckBox(tr("fullgraph"));
+    m_fullgraph->setToolTip(tr("torch.compile(fullgraph=True): a graph break fails the backend"));
+    m_dynamic = new QComboBox;
+    m_dynamic->addItems({"auto", "true", "false"});
+    m_dynamic->setToolTip(tr("torch.compile(dynamic=...)"));
+    m_inductorConfig = new QLineEdit;
+    m_inductorConfig->setPlaceholderText(tr("key=value, ..."));
+    m_inductorConfig->setToolTip(tr("Inductor options (torch.compile(options=...)); values as JSON, else strings"));
+    m_trace = new QCheckBox(tr("Record kernel traces"));
+    m_trace->setToolTip(tr("Trace 5 extra iterations per backend (PyTorch profiler on CPU, CUPTI on CUDA)"));
+    m_trace->setChecked(true);
+    form->addRow(m_fullgraph);
+    form->addRow(tr("dynamic"), m_dynamic);
+    form->addRow(tr("Inductor"), m_inductorConfig);
+    form->addRow(m_trace);
+    backendLayout->addWidget(options);
     auto* dock = new QDockWidget(tr("Backends"), this);
     dock->setObjectName("backendsDock");
     dock->setWidget(backendPane);
@@ -384,6 +406,19 @@ void MainWindow::startRun() {
     m_session = std::make_unique<CompareSession>(familyPointers(m_families));
     RunRequest base;
     base.model = model.toStdString();
+    base.captureTrace = m_trace->isChecked();
+    base.options["fullgraph"] = m_fullgraph->isChecked();
+    const QString dynamic = m_dynamic->currentText();
+    base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+    std::vector<std::string> items;
+    for (const QString& item : m_inductorConfig->text().split(',', Qt::SkipEmptyParts))
+        items.push_back(item.toStdString());
+    auto inductor = parseInductorConfig(items);
+    if (!inductor) {
+        m_statusLabel->setText(q(inductor.error().message));
+        return;
+    }
+    base.options["inductor"] = inductor.value();
     std::vector<std::string> names;
     for (const auto& b : backends)
         names.push_back(b.toStdString());

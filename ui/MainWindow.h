@@ -7,7 +7,9 @@
 #include <QMainWindow>
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
+class QLineEdit;
 class QLabel;
 class QListWidget;
 class QPlainTextEdit;
@@ -87,6 +89,10 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     QComboBox* m_modelCombo = nullptr;
     QListWidget* m_backendList = nullptr;
+    QCheckBox* m_fullgraph = nullptr;
+    QComboBox* m_dynamic = nullptr;
+    QLineEdit* m_inductorConfig = nullptr;
+    QCheckBox* m_trace = nullptr;
     QTableView* m_table = nullptr;
     QTabWidget* m_tabs = nullptr;
     GraphPanel* m_graphs = nullptr;

@@ -1,5 +1,6 @@
 // fusescope-cli: everything the GUI does, headless (docs/cli.md).
 #include "Commands.h"
+#include "capture/CompileOptions.h"
 #include "ExitCodes.h"
 
 #include <CLI/CLI.hpp>
@@ -134,18 +135,12 @@ int main(int argc, char** argv) {
             compare.base.options["mode"] = mode;
         compare.base.options["fullgraph"] = fullgraph;
         compare.base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
-        nlohmann::json inductor = nlohmann::json::object();
-        for (const auto& item : inductorConfig) {
-            const auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) {
-                std::fprintf(stderr, "error: --inductor-config '%s' is not KEY=VALUE\n", item.c_str());
-                return kExitUsage;
-            }
-            const std::string value = item.substr(eq + 1);
-            auto parsed = nlohmann::json::parse(value, nullptr, false);
-            inductor[item.substr(0, eq)] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+        auto inductor = parseInductorConfig(inductorConfig);
+        if (!inductor) {
+            std::fprintf(stderr, "error: --inductor-config: %s\n", inductor.error().message.c_str());
+            return kExitUsage;
         }
-        compare.base.options["inductor"] = inductor;
+        compare.base.options["inductor"] = inductor.value();
         if (!inputs.empty()) {
             nlohmann::json spec = nlohmann::json::array();
             for (const auto& item : splitList(inputs)) {

@@ -72,3 +72,17 @@ TEST(Summary, NodesBeforeFusionComeFromTheLastStageBeforeFusionOfEachGraph)
     EXPECT_EQ(nodesBeforeFusion(run), 10);
     EXPECT_EQ(kernelsAfterFusion(run), 2);
 }
+
+#include "capture/CompileOptions.h"
+
+TEST(CompileOptions, InductorConfigValuesAreJsonOrStrings)
+{
+    auto config = parseInductorConfig({"epilogue_fusion=false", " max_autotune_gemm_backends = ATEN ", "x=3"});
+    ASSERT_TRUE(config.ok());
+    EXPECT_EQ(config.value()["epilogue_fusion"], false);
+    EXPECT_EQ(config.value()["max_autotune_gemm_backends"], "ATEN");
+    EXPECT_EQ(config.value()["x"], 3);
+    auto bad = parseInductorConfig({"novalue"});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("novalue"), std::string::npos);
+}
