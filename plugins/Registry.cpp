@@ -1,6 +1,7 @@
 #include "Registry.h"
 
 #include "torch_compile/TorchCompileFamily.h"
+#include "tvm/TvmFamily.h"
 
 namespace fusescope {
 
@@ -11,6 +12,7 @@ std::vector<std::unique_ptr<BackendFamily>> createBackendFamilies() {
     if (!worker.environment.contains("FUSESCOPE_CUPTI_LIB"))
         worker.environment.insert("FUSESCOPE_CUPTI_LIB", QStringLiteral(FUSESCOPE_CUPTI_LIB_PATH));
 #endif
+    families.push_back(std::make_unique<TvmFamily>(worker));
     families.push_back(std::make_unique<TorchCompileFamily>(std::move(worker)));
     return families;
 }

@@ -75,7 +75,7 @@ GraphPanel::GraphPanel(QWidget* parent)
     bar->addWidget(m_left);
     bar->addWidget(m_sideBySide);
     bar->addWidget(m_right);
-    bar->addSpacing(12);
+    bar->addStretch(1);
     bar->addWidget(m_search, 1);
     bar->addWidget(prev);
     bar->addWidget(next);
@@ -175,9 +175,12 @@ void GraphPanel::onBackendChanged()
     for (const auto& s : m_run->stages) {
         m_left->addItem(stageTitle(s), q(s.key()));
         m_right->addItem(stageTitle(s), q(s.key()));
-        if (s.graph == 0 && s.name == "pre_fusion" && s.status == StageStatus::Ok)
+        // Before/after fusion, whatever a backend calls its stages: the last stage captured
+        // before fusion and the first one after it (Inductor's pre_fusion/post_fusion, TVM's
+        // relax_folded/relax_fused).
+        if (s.graph == 0 && s.status == StageStatus::Ok && s.fusion == "before" && post < 0)
             pre = m_left->count() - 1;
-        if (s.graph == 0 && s.name == "post_fusion" && s.status == StageStatus::Ok)
+        if (s.graph == 0 && s.status == StageStatus::Ok && s.fusion == "after" && post < 0)
             post = m_right->count() - 1;
     }
     // Defaults: before/after fusion when the backend fuses, else its first stage alone.

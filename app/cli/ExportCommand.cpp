@@ -8,6 +8,8 @@
 
 #include <QString>
 
+#include <algorithm>
+
 #include <cstdio>
 
 namespace fusescope::cli {
@@ -66,7 +68,10 @@ int runExport(const ExportOptions& options)
     std::string stage = options.stage;
     if (stage.empty()) {
         // The most telling picture by default: after fusion when the backend fuses.
-        stage = run->findStage("post_fusion") ? "post_fusion" : (run->stages.empty() ? "" : run->stages.front().key());
+        auto after = std::find_if(run->stages.begin(), run->stages.end(), [](const StageGraph& s) {
+            return s.status == StageStatus::Ok && s.fusion == "after";
+        });
+        stage = after != run->stages.end() ? after->key() : (run->stages.empty() ? "" : run->stages.front().key());
     }
     if (!run->findStage(stage)) {
         std::string keys;

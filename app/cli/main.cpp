@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     exp->add_option("--backend", exportOptions.backend, "Backend whose stage (or trace) to export")->required();
     exp->add_option("--stage", exportOptions.stage,
                     "Stage key (dynamo_fx, aot_forward, post_grad, pre_fusion, post_fusion, name#graph); "
-                    "default post_fusion");
+                    "default: the first stage after fusion (post_fusion for Inductor)");
     exp->add_option("-o,--out", exportOptions.out, "FILE.png, FILE.svg or FILE.pdf")->required();
     exp->add_flag("--trace", exportOptions.trace,
                   "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "

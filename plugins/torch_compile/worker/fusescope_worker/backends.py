@@ -68,8 +68,9 @@ def _unavailable_reason(name: str, device: str) -> str | None:
     if name in ("openxla", "openxla_eval"):
         return _import_failure("torch_xla", "torch_xla.core.dynamo_bridge")
     if name == "tvm":
-        # torch's tvm backend imports these at compile time; TVM >= 0.20 has no tvm.relay.
-        return _import_failure("tvm", "tvm.relay", "tvm.contrib.graph_executor")
+        # --- tvm: run through TVM Relax (tvm_relax/, docs/tvm.md), not torch's relay-based backend ---
+        from . import tvm_relax
+        return tvm_relax.unavailable_reason(device)
     return None
 
 
@@ -107,7 +108,9 @@ def list_backends(device: str = "cpu") -> list[dict]:
     listed = []
     for name in names():
         reason = _entry_point_failure(name) or _unavailable_reason(name, device)
-        listed.append({"name": name, "family": FAMILY, "available": reason is None,
+        # `tvm` runs FuseScope's Relax path (tvm_relax/), not torch.compile: its own family.
+        family = "tvm" if name == "tvm" else FAMILY
+        listed.append({"name": name, "family": family, "available": reason is None,
                        "reason": reason, "tags": _tags(name)})
     return listed
 

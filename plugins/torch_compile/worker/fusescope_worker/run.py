@@ -189,11 +189,22 @@ class Run:
                 sync = devices.synchronizer(device)
                 self.load(device)
                 eager_out, fp64_out = self.eager_reference(sync)
-                compiled = self.compile(stack, sync)
+                # --- tvm: TVM Relax instead of torch.compile (tvm_relax/, docs/tvm.md) ---
+                if self.backend == "tvm":
+                    from . import tvm_relax
+                    compiled = tvm_relax.backend.compile(self, sync)
+                else:
+                    compiled = self.compile(stack, sync)
                 self.measure_latency(compiled, sync)
-                self.measure_memory(compiled, device)
-                if self.wants_trace:
-                    self.record_trace(compiled, device, sync)
+                if self.backend == "tvm":
+                    tvm_relax.backend.measure_memory(self, compiled, device)
+                    if self.wants_trace:
+                        tvm_relax.backend.no_trace(self)
+                else:
+                    self.measure_memory(compiled, device)
+                    if self.wants_trace:
+                        self.record_trace(compiled, device, sync)
+                # --- end tvm ---
                 self.check_accuracy(compiled, eager_out, fp64_out)
                 self._record_graphs()
                 self.result["status"] = "ok"

@@ -1,0 +1,231 @@
+"""Compile one loaded model with TVM Relax, capturing a stage after each fusion-related pass
+(docs/tvm.md). Called by run.py for backend `tvm` in place of torch.compile; everything after
+the compile (latency, accuracy) uses the callable returned here exactly as other backends'."""
+import time
+import types
+
+import torch
+from torch.utils import _pytree as pytree
+
+from ..errors import COMPILE_FAILED, RUN_FAILED, WorkerError, describe
+from . import graph
+
+TARGET = "llvm"
+
+# name: (label, fusion position)
+STAGES = {
+    "relax_imported": ("Relax module from torch.export (from_exported_program)", "before"),
+    "relax_legalized": ("Relax after LegalizeOps: one TIR PrimFunc per op", "before"),
+    "relax_folded": ("Relax after AnnotateTIROpPattern + FoldConstant: what FuseOps receives", "before"),
+    "relax_fused": ("Relax after FuseOps: fused primitive functions", "after"),
+    "relax_fuse_tir": ("Relax after FuseTIR: one PrimFunc per kernel", "after"),
+}
+# Where each capture falls within the compile phase, between the compile steps' own progress.
+CAPTURE_FRACTION = {"relax_imported": 0.3, "relax_legalized": 0.45, "relax_folded": 0.55, "relax_fused": 0.65,
+                    "relax_fuse_tir": 0.75}
+MEMORY_REASON = ("TVM allocates through its own runtime allocator, which neither the PyTorch "
+                 "profiler nor torch.cuda counters see; no per-call peak is measured")
+
+
+def _stage(name: str, *, nodes=(), edges=(), groups=(), status="ok", reason=None, **extra) -> dict:
+    label, fusion = STAGES[name]
+    stage = {"name": name, "graph": 0, "label": label, "level": "relax", "fusion": fusion,
+             "status": status, "reason": reason, "nodes": list(nodes), "edges": list(edges),
+             "groups": list(groups)}
+    stage.update(extra)
+    return stage
+
+
+class TvmCompiled:
+    """Calls the Relax VM like the original module: flattens (args, kwargs) into the exported
+    program's tensor inputs, passes them by DLPack (zero copy), and rebuilds the module's
+    output structure from the exported program's out_spec, again by DLPack."""
+
+    def __init__(self, vm, out_spec, input_count: int):
+        self.vm = vm
+        self.main = vm["main"]
+        self.out_spec = out_spec
+        self.input_count = input_count
+
+    def __call__(self, *args, **kwargs):
+        import tvm
+        leaves = [leaf for leaf in pytree.tree_leaves((args, kwargs)) if isinstance(leaf, torch.Tensor)]
+        if len(leaves) != self.input_count:
+            raise RuntimeError(f"the compiled main takes {self.input_count} tensors, got {len(leaves)}")
+        inputs = [tvm.runtime.from_dlpack(t.detach().contiguous()) for t in leaves]
+        out = self.main(*inputs)
+        flat = list(out) if _is_sequence(out) else [out]
+        tensors = [torch.from_dlpack(o) for o in flat]
+        if self.out_spec is not None:
+            try:
+                return pytree.tree_unflatten(tensors, self.out_spec)
+            except Exception:
+                pass
+        return tensors[0] if len(tensors) == 1 else tuple(tensors)
+
+
+def _is_sequence(value) -> bool:
+    return not hasattr(value, "__dlpack__") and hasattr(value, "__len__") and hasattr(value, "__getitem__")
+
+
+class Compiler:
+    def __init__(self, run, sync):
+        self.run = run
+        self.sync = sync
+        self.channel = run.channel
+        capture = run.request.capture
+        self.stages_wanted = bool(capture.get("stages", True))
+        self.code_wanted = bool(capture.get("code", True))
+        self.overhead_ns = 0
+        self.sent: set[str] = set()
+        self.fused_groups: list = []
+        self.timings: dict[str, float] = {}
+
+    def _emit(self, name: str, mod, *, groups_from=None) -> None:
+        """Stage and code for module `mod` after the pass of `name`; timed as capture overhead."""
+        start = time.perf_counter_ns()
+        try:
+            self.run.progress("capture", CAPTURE_FRACTION[name], f"capturing stage {name}")
+            if self.stages_wanted:
+                try:
+                    self.channel.send("stage", stage=self._build_stage(name, mod, groups_from))
+                except Exception as exc:  # our conversion failing is a failed stage, not a failed compile
+                    self.channel.send("stage", stage=_stage(name, status="failed",
+                                                            reason=f"stage capture failed: {describe(exc)}"))
+            if self.code_wanted:
+                try:
+                    text = mod.script()
+                except Exception as exc:
+                    text = f"# mod.script() failed: {describe(exc)}\n"
+                self.channel.send("code", name=f"{name}.py", language="python", text=text, stage=name, graph=0)
+            self.sent.add(name)
+        finally:
+            self.overhead_ns += time.perf_counter_ns() - start
+
+    def _build_stage(self, name, mod, groups_from):
+        if groups_from is None:
+            nodes, edges = graph.nodes_and_edges(mod)
+            stage = _stage(name, nodes=nodes, edges=edges, compute_nodes=graph.compute_node_count(nodes))
+            if name == "relax_folded":
+                self.pre_nodes, self.pre_edges = nodes, edges
+            return stage
+        pre_mod, kind = groups_from
+        if kind == "fuse_ops":
+            groups, _, warnings = graph.link_groups(pre_mod, mod)
+            self.fused_groups = groups
+        else:
+            groups, warnings = graph.groups_after_fuse_tir(self.fused_groups, mod)
+        nodes = [dict(n) for n in self.pre_nodes]
+        owner = {}
+        for group in groups:
+            for member in group["nodes"]:
+                owner.setdefault(member, group["id"])
+        for node in nodes:
+            node["group"] = owner.get(node["id"])
+        linked = sum(1 for g in groups if g["nodes"])
+        return _stage(name, nodes=nodes, edges=self.pre_edges, groups=groups,
+                      kernels=len(groups), fused_kernels=sum(1 for g in groups if g["fused"]),
+                      linked_groups=linked, warnings=warnings,
+                      nodes_from="relax_folded",
+                      linking=("groups are the kernel launches (call_tir) of the fused main; each group's "
+                               "nodes are the relax_folded bindings found by replaying the fused "
+                               "function's body against relax_folded (same PrimFunc, same arguments)"))
+
+    def _fail_remaining(self, why: str) -> None:
+        if not self.stages_wanted:
+            return
+        for name in STAGES:
+            if name not in self.sent:
+                self.channel.send("stage", stage=_stage(name, status="failed", reason=f"not reached: {why}"))
+
+    def _step(self, what: str, fn):
+        start = time.perf_counter()
+        try:
+            return fn()
+        except Exception as exc:
+            message = f"backend tvm failed to compile {self.run.request.model}: {what} raised {describe(exc)}"
+            self._fail_remaining(f"{what} raised {describe(exc)}")
+            raise WorkerError(COMPILE_FAILED, message, file=self.run.loaded.file, backend="tvm") from exc
+        finally:
+            self.timings[what] = time.perf_counter() - start
+
+    def compile(self):
+        import tvm
+        from tvm import relax
+        from tvm.relax.backend.cpu_generic import pipeline as cpu_pipeline
+        from tvm.relax.frontend.torch import from_exported_program
+        loaded = self.run.loaded
+        T = relax.transform
+        start = time.perf_counter()
+        self.run.progress("compile", 0.0, "torch.export.export")
+        ep = self._step("torch.export.export",
+                        lambda: torch.export.export(loaded.module, tuple(loaded.args), kwargs=loaded.kwargs or None))
+        self.run.progress("compile", 0.2, "tvm.relax.frontend.torch.from_exported_program")
+        mod = self._step("from_exported_program", lambda: from_exported_program(ep, keep_params_as_input=False))
+        self._emit("relax_imported", mod)
+        target = tvm.target.Target(TARGET)
+        # The passes of TVM's CPU default pipeline (relax/backend/cpu_generic/pipeline.py), in its
+        # order, applied one at a time so each intermediate module can be captured.
+        with target:
+            self.run.progress("compile", 0.4, "LegalizeOps")
+            mod = self._step("library dispatch", lambda: tvm.transform.Sequential(
+                cpu_pipeline.library_dispatch_passes(target))(mod))
+            mod = self._step("LegalizeOps", lambda: T.LegalizeOps()(mod))
+            self._emit("relax_legalized", mod)
+            mod = self._step("AnnotateTIROpPattern", lambda: T.AnnotateTIROpPattern()(mod))
+            mod = self._step("FoldConstant", lambda: T.FoldConstant()(mod))
+            folded = mod
+            self._emit("relax_folded", mod)
+            self.run.progress("compile", 0.6, "FuseOps")
+            mod = self._step("FuseOps", lambda: T.FuseOps()(mod))
+            self._emit("relax_fused", mod, groups_from=(folded, "fuse_ops"))
+            mod = self._step("FuseTIR", lambda: T.FuseTIR()(mod))
+            self._emit("relax_fuse_tir", mod, groups_from=(folded, "fuse_tir"))
+            rest = tvm.transform.Sequential(cpu_pipeline.dataflow_lower_passes(target)
+                                            + cpu_pipeline.finalize_passes(target))
+        self.run.progress("compile", 0.8, f"tvm.compile (target {TARGET})")
+        # relax_pipeline: only the lowering that follows fusion in the default pipeline, so what is
+        # built is exactly the relax_fuse_tir module above.
+        ex = self._step("tvm.compile", lambda: tvm.compile(mod, target=target, relax_pipeline=rest))
+        vm = self._step("relax.VirtualMachine", lambda: relax.VirtualMachine(ex, tvm.cpu()))
+        compiled = TvmCompiled(vm, ep.call_spec.out_spec, len(mod["main"].params))
+        self.run.progress("compile", 0.95, "first call of the compiled model")
+        try:
+            self.run.loaded(compiled)
+            self.sync()
+        except Exception as exc:
+            raise WorkerError(RUN_FAILED, f"{self.run.request.model} compiled with tvm raised when run: "
+                              f"{describe(exc)}", file=loaded.file, backend="tvm") from exc
+        first_call = time.perf_counter() - start
+        overhead = self.overhead_ns / 1e9
+        self.run.result.update(first_call_s=first_call, compile_capture_overhead_s=overhead,
+                               compile_s=max(first_call - overhead, 0.0), graphs=1, graph_breaks=0,
+                               break_reasons=[], recompiles=0,
+                               tvm={"version": tvm.__version__, "target": TARGET,
+                                    "frontend": "tvm.relax.frontend.torch.from_exported_program",
+                                    "passes": ["DispatchSampling", "DispatchSortScan", "LegalizeOps",
+                                               "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"],
+                                    "step_s": dict(self.timings)})
+        return compiled
+
+
+def compile(run, sync) -> TvmCompiled:
+    """Export, convert, fuse (capturing stages), build, and make the first call."""
+    run.progress("compile", 0.0, "compiling with tvm (Relax, target llvm)")
+    # run.py's graph summary reads these: one exported graph, no Dynamo, so never a recompile.
+    run.session = types.SimpleNamespace(graphs=[0], compiles_after_first_call=0, compile_error=None)
+    return Compiler(run, sync).compile()
+
+
+def measure_memory(run, compiled, device) -> None:
+    """Eager's peak as for every backend; TVM's is not measurable by the same method (docs/tvm.md)."""
+    from .. import memory
+    run.progress("memory", 0.0, "peak memory of one eager call")
+    eager_peak, method = memory.peak_bytes(lambda: run.loaded(), device)
+    run.result.update(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=None, memory_method=method,
+                      memory_unavailable_reason=MEMORY_REASON)
+
+
+def no_trace(run) -> None:
+    run.result["trace"] = {"source": "cpu-profiler",
+                           "error": "the PyTorch profiler does not see TVM's kernels (no TVM tracer in FuseScope)"}
