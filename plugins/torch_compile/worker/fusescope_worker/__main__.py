@@ -34,8 +34,13 @@ def _serve(channel, scratch) -> int:
                 from .backends import list_backends
                 channel.send("backends", backends=list_backends())
                 break
+            if kind == "export_torchscript":  # the LibTorch family's request (docs/libtorch.md)
+                from .export_torchscript import export
+                export(request, channel)
+                break
             if kind != "run":
-                raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' (run, list_backends, shutdown)")
+                raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' "
+                                  "(run, list_backends, export_torchscript, shutdown)")
             run_request = parse_run(request)
         except WorkerError as error:
             channel.error(error.fields())

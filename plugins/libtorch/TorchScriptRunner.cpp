@@ -1,0 +1,346 @@
+#include "TorchScriptRunner.h"
+
+#include "TorchScriptGraph.h"
+
+#include <ATen/Parallel.h>
+#include <chrono>
+#include <cmath>
+#include <torch/csrc/jit/codegen/fuser/interface.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/csrc/jit/python/update_graph_executor_opt.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/csrc/jit/tensorexpr/codegen.h>
+#include <torch/csrc/jit/tensorexpr/kernel.h>
+#include <torch/script.h>
+
+namespace fusescope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// LibTorch's JIT switches are process-wide (a few are thread-local); set them for one run and
+// put back what was there.
+struct JitSettings {
+    bool profiling = torch::jit::getProfilingMode();
+    bool executor = torch::jit::getExecutorMode();
+    bool optimize = torch::jit::getGraphExecutorOptimize();
+    bool texpr = torch::jit::tensorExprFuserEnabled();
+    bool cpuFuse = torch::jit::canFuseOnCPU();
+    bool mustLlvm = torch::jit::tensorexpr::getTEMustUseLLVMOnCPU();
+
+    void apply() const {
+        torch::jit::getProfilingMode() = profiling;
+        torch::jit::getExecutorMode() = executor;
+        torch::jit::setGraphExecutorOptimize(optimize);
+        torch::jit::setTensorExprFuserEnabled(texpr);
+        torch::jit::overrideCanFuseOnCPU(cpuFuse);
+        torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = mustLlvm;
+    }
+};
+
+// Every tensor of an output, in order: tuples, lists and dict values are walked depth first
+// (the order pytree's tree_leaves gives on the Python side).
+void flatten(const c10::IValue& value, std::vector<at::Tensor>& out) {
+    if (value.isTensor()) {
+        out.push_back(value.toTensor());
+    } else if (value.isTuple()) {
+        for (const auto& v : value.toTupleRef().elements())
+            flatten(v, out);
+    } else if (value.isList()) {
+        for (const auto& v : value.toListRef())
+            flatten(v, out);
+    } else if (value.isGenericDict()) {
+        for (const auto& entry : value.toGenericDict())
+            flatten(entry.value(), out);
+    }
+}
+
+bool containsKind(const torch::jit::Block* block, const char* kind) {
+    for (const auto* node : block->nodes()) {
+        if (std::string(node->kind().toQualString()) == kind)
+            return true;
+        for (const auto* inner : node->blocks())
+            if (containsKind(inner, kind))
+                return true;
+    }
+    return false;
+}
+
+RunError error(const std::string& code, const std::string& message) {
+    return RunError{code, message, {}, {}};
+}
+
+} // namespace
+
+struct TorchScriptRunner::Impl {
+    Mode mode;
+    JitSettings saved;
+    std::string modelPath;
+    JitSettings run; // applied once the module is loaded (below)
+    torch::jit::Module module;
+    std::vector<c10::IValue> args;
+    std::unordered_map<std::string, c10::IValue> kwargs;
+    std::vector<at::Tensor> reference;
+    double loadSeconds = 0;
+    double compileSeconds = 0;
+    double firstCallSeconds = 0;
+    std::vector<StageGraph> stages;
+    std::optional<Accuracy> accuracy;
+    nlohmann::json info = nlohmann::json::object();
+
+    c10::IValue call() {
+        torch::NoGradGuard noGrad;
+        return module.get_method("forward")(args, kwargs);
+    }
+};
+
+TorchScriptRunner::TorchScriptRunner(Mode mode)
+    : d(std::make_unique<Impl>()) {
+    // OpenMP's thread count is per thread: a thread other than main must set it up, or ATen's
+    // parallel regions can oversubscribe the CPU (observed: 38 ms instead of 0.13 ms per call).
+    at::init_num_threads();
+    d->mode = mode;
+    d->info["intra_op_threads"] = at::get_num_threads();
+    JitSettings run = d->saved;
+    if (mode == Mode::Nnc) {
+        const bool llvm = nncCpuCodegen() == "llvm";
+        run.profiling = true;
+        run.executor = true;
+        run.optimize = true;
+        run.texpr = true;
+        run.cpuFuse = true;
+        // Without LLVM, NNC refuses CPU fusion groups unless told it may use its IR evaluator.
+        run.mustLlvm = llvm;
+        d->info["executor"] = "profiling";
+        d->info["nnc_cpu_codegen"] = llvm ? "llvm" : "ir_eval";
+    } else {
+        // The plain interpreter: no profiling, no optimization passes beyond the required ones,
+        // no fuser (the closest TorchScript gets to eager).
+        run.profiling = false;
+        run.executor = false;
+        run.optimize = false;
+        run.texpr = false;
+        run.cpuFuse = false;
+        d->info["executor"] = "simple (profiling off, optimizations off)";
+    }
+    d->run = run;
+}
+
+TorchScriptRunner::~TorchScriptRunner() {
+    d->saved.apply();
+}
+
+std::string TorchScriptRunner::nncCpuCodegen() {
+    try {
+        torch::jit::tensorexpr::RegisterCodeGenList::GetInstance().FindStmtFactoryMethod("llvm_codegen");
+        return "llvm";
+    } catch (const std::exception&) {
+        return "ir_eval";
+    }
+}
+
+std::optional<RunError> TorchScriptRunner::load(const std::string& modelPath, const std::string& dataPath) {
+    const auto start = Clock::now();
+    try {
+        // Loaded with LibTorch's default settings, so the scripted graph is compiled (and inlined)
+        // the same way for both backends; the executor settings of the run apply from the first
+        // call on, when the executor is created.
+        d->module = torch::jit::load(modelPath);
+        d->module.eval();
+        d->modelPath = modelPath;
+        d->run.apply();
+    } catch (const std::exception& e) {
+        return error("compile_failed", "cannot load the TorchScript module " + modelPath + ": " + e.what());
+    }
+    d->loadSeconds = secondsSince(start);
+    try {
+        auto data = torch::jit::load(dataPath);
+        for (const auto& v : data.attr("inputs").toListRef())
+            d->args.push_back(v);
+        const auto names = data.attr("kwarg_names").toListRef();
+        const auto values = data.attr("kwarg_values").toListRef();
+        for (size_t i = 0; i < names.size() && i < values.size(); ++i)
+            d->kwargs.emplace(names[i].toStringRef(), values[i]);
+        for (const auto& v : data.attr("outputs").toListRef())
+            d->reference.push_back(v.toTensor());
+    } catch (const std::exception& e) {
+        return error("internal",
+                     "cannot read the example inputs and reference outputs " + dataPath + ": " + e.what());
+    }
+    return std::nullopt;
+}
+
+std::optional<RunError> TorchScriptRunner::compile() {
+    const auto start = Clock::now();
+    constexpr int kMaxCalls = 20;
+    int calls = 0;
+    std::shared_ptr<torch::jit::Graph> optimized;
+    try {
+        // The profiling executor runs getNumProfiledRuns() profiled calls, then builds and runs
+        // the optimized (fused) plan; the plain interpreter's plan exists after the first call.
+        while (calls < kMaxCalls) {
+            const auto callStart = Clock::now();
+            d->call();
+            ++calls;
+            if (calls == 1)
+                d->firstCallSeconds = secondsSince(callStart);
+            optimized = torch::jit::lastExecutedOptimizedGraph();
+            if (optimized && !containsKind(optimized->block(), "prim::profile") &&
+                !containsKind(optimized->block(), "prim::profile_ivalue"))
+                break;
+        }
+    } catch (const std::exception& e) {
+        return error("run_failed", std::string("the TorchScript module raised when run: ") + e.what());
+    }
+    d->compileSeconds = d->loadSeconds + secondsSince(start);
+    d->info["calls_until_optimized"] = calls;
+    d->info["profiled_runs"] = static_cast<int64_t>(torch::jit::getNumProfiledRuns().load());
+
+    // The before stage comes from a second copy of the module, inlined with the optimizer flag on
+    // (Inline only expands calls then): the same graph for both backends, and the module that
+    // runs keeps the caches its own executor settings produced.
+    std::shared_ptr<torch::jit::Graph> graph;
+    try {
+        torch::jit::GraphOptimizerEnabledGuard optimizerOn(true);
+        auto copy = torch::jit::load(d->modelPath);
+        graph = copy.get_method("forward").graph()->copy();
+        torch::jit::Inline(*graph);
+    } catch (const std::exception& e) {
+        return error("internal", std::string("cannot read the scripted forward graph: ") + e.what());
+    }
+    std::vector<std::string> keys;
+    d->stages.push_back(beforeFusionStage(*graph, keys));
+    if (!optimized) {
+        StageGraph after;
+        after.name = "torchscript_optimized";
+        after.level = "torchscript";
+        after.fusion = d->mode == Mode::Nnc ? "after" : "none";
+        after.status = StageStatus::Failed;
+        after.reason =
+            "LibTorch reported no executed optimized graph after " + std::to_string(calls) + " calls";
+        d->stages.push_back(std::move(after));
+        return std::nullopt;
+    }
+    auto after = optimizedStage(*optimized, d->stages.front(), keys, d->mode == Mode::Nnc ? "after" : "none");
+    if (d->mode == Mode::Nnc && after.groups.empty())
+        after.reason = "NNC formed no fusion group for this model (min group size 2, supported ops only)";
+    d->info["fusion_groups"] = after.groups.size();
+    d->stages.push_back(std::move(after));
+    return std::nullopt;
+}
+
+std::optional<RunError>
+TorchScriptRunner::measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
+                           const std::function<void(std::vector<double>)>& onSamples) {
+    try {
+        for (int i = 0; i < settings.warmup && !cancelled(); ++i)
+            d->call();
+        std::vector<double> chunk;
+        const auto start = Clock::now();
+        int runs = 0;
+        const int maxRuns = std::max(settings.maxRuns, 1);
+        while (!cancelled()) {
+            const auto callStart = Clock::now();
+            d->call();
+            chunk.push_back(secondsSince(callStart) * 1000.0);
+            ++runs;
+            if (chunk.size() >= 50) {
+                onSamples(std::move(chunk));
+                chunk.clear();
+            }
+            const double elapsed = secondsSince(start);
+            if (runs >= maxRuns || elapsed >= settings.maxTimeSeconds ||
+                (runs >= settings.minRuns && elapsed >= settings.minTimeSeconds))
+                break;
+        }
+        if (!chunk.empty())
+            onSamples(std::move(chunk));
+        d->info["runs"] = {
+            {"compiled", runs}, {"warmup", settings.warmup}, {"elapsed_s", secondsSince(start)}};
+    } catch (const std::exception& e) {
+        return error("run_failed", std::string("the TorchScript module raised when timed: ") + e.what());
+    }
+    return std::nullopt;
+}
+
+std::optional<RunError> TorchScriptRunner::checkAccuracy() {
+    std::vector<at::Tensor> outputs;
+    try {
+        flatten(d->call(), outputs);
+    } catch (const std::exception& e) {
+        return error("run_failed", std::string("the TorchScript module raised: ") + e.what());
+    }
+    Accuracy acc;
+    acc.tolerance = 1e-3;
+    if (outputs.size() != d->reference.size()) {
+        acc.rule = "structure";
+        d->accuracy = acc;
+        return std::nullopt;
+    }
+    bool anyFloat = false;
+    bool pass = true;
+    for (const auto& e : d->reference)
+        if (e.scalar_type() == at::kHalf || e.scalar_type() == at::kBFloat16)
+            acc.tolerance = 1e-2;
+    double sumSq = 0, dot = 0, normC = 0, normE = 0;
+    int64_t count = 0;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const auto& c = outputs[i];
+        const auto& e = d->reference[i];
+        if (c.sizes() != e.sizes()) {
+            pass = false;
+            continue;
+        }
+        if (!e.is_floating_point()) {
+            pass = pass && c.equal(e);
+            continue;
+        }
+        anyFloat = true;
+        pass = pass && at::allclose(c, e, acc.tolerance, acc.tolerance, /*equal_nan=*/true);
+        const auto cd = c.to(at::kDouble).flatten();
+        const auto ed = e.to(at::kDouble).flatten();
+        const auto diff = (cd - ed).abs();
+        if (diff.numel() > 0) {
+            acc.maxAbs = std::max(acc.maxAbs, diff.max().item<double>());
+            acc.maxRel = std::max(acc.maxRel, (diff / ed.abs().clamp_min(1e-6)).max().item<double>());
+        }
+        sumSq += (diff * diff).sum().item<double>();
+        dot += (cd * ed).sum().item<double>();
+        normC += (cd * cd).sum().item<double>();
+        normE += (ed * ed).sum().item<double>();
+        count += diff.numel();
+    }
+    acc.rule = anyFloat ? "allclose" : "exact";
+    acc.pass = pass;
+    acc.rmse = count > 0 ? std::sqrt(sumSq / static_cast<double>(count)) : 0;
+    acc.cosine = normC > 0 && normE > 0 ? dot / std::sqrt(normC * normE) : (normC == normE ? 1.0 : 0.0);
+    d->accuracy = acc;
+    return std::nullopt;
+}
+
+double TorchScriptRunner::loadSeconds() const {
+    return d->loadSeconds;
+}
+double TorchScriptRunner::compileSeconds() const {
+    return d->compileSeconds;
+}
+double TorchScriptRunner::firstCallSeconds() const {
+    return d->firstCallSeconds;
+}
+const std::vector<StageGraph>& TorchScriptRunner::stages() const {
+    return d->stages;
+}
+const std::optional<Accuracy>& TorchScriptRunner::accuracy() const {
+    return d->accuracy;
+}
+const nlohmann::json& TorchScriptRunner::info() const {
+    return d->info;
+}
+
+} // namespace fusescope

@@ -1,0 +1,121 @@
+"""The `export_torchscript` request (docs/libtorch.md): turn a model into files the LibTorch
+family runs in-process. Loads the model as `run` does, scripts it (torch.jit.script, falling
+back to torch.jit.trace with the example inputs), saves the TorchScript module, the example
+inputs and the eager reference outputs, and times eager with the same stopping rule as
+docs/measurement.md, so the C++ side has real eager samples to compare against.
+"""
+import os
+import time
+
+import torch
+from torch.utils import _pytree as pytree
+
+from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
+from .measure import SampleStream, timed_call
+from .models import load_model
+from .request import DEFAULT_MEASURE
+
+
+class _TensorData(torch.nn.Module):
+    """A scripted holder that C++ reads with torch::jit::load(path).attr(...)."""
+
+    inputs: list[torch.Tensor]
+    kwarg_names: list[str]
+    kwarg_values: list[torch.Tensor]
+    outputs: list[torch.Tensor]
+
+    def __init__(self, inputs, kwarg_names, kwarg_values, outputs):
+        super().__init__()
+        self.inputs = inputs
+        self.kwarg_names = kwarg_names
+        self.kwarg_values = kwarg_values
+        self.outputs = outputs
+
+    def forward(self) -> list[torch.Tensor]:
+        return self.outputs
+
+
+def _tensors_only(values, what: str, file) -> list[torch.Tensor]:
+    out = []
+    for value in values:
+        if not isinstance(value, torch.Tensor):
+            raise WorkerError(BAD_REQUEST, f"{what}: the LibTorch backends take tensor inputs only, "
+                              f"got {type(value).__name__}", file=file)
+        out.append(value.detach().clone())
+    return out
+
+
+def _script(module, args, kwargs):
+    """torch.jit.script first (keeps control flow); torch.jit.trace with the example inputs if
+    scripting fails. Returns (scripted, method, why_script_failed)."""
+    try:
+        return torch.jit.script(module), "script", None
+    except Exception as exc:  # scripting rejects much valid Python: tracing is the fallback
+        why = describe(exc)
+    if kwargs:
+        traced = torch.jit.trace(module, example_kwarg_inputs=kwargs)
+    else:
+        traced = torch.jit.trace(module, args, check_trace=False)
+    return traced, "trace", why
+
+
+def _time_eager(loaded, settings: dict, channel) -> dict:
+    """Warm-up, then eager calls until min_runs and min_time_s, or max_runs or max_time_s."""
+    for _ in range(settings["warmup"]):
+        loaded()
+    stream = SampleStream(channel, "eager")
+    start = time.perf_counter()
+    runs = 0
+    while True:
+        stream.add(timed_call(loaded, lambda: None))
+        runs += 1
+        elapsed = time.perf_counter() - start
+        if runs >= max(settings["max_runs"], 1) or elapsed >= settings["max_time_s"] or (
+                runs >= settings["min_runs"] and elapsed >= settings["min_time_s"]):
+            break
+    stream.flush()
+    return {"eager": stream.count, "warmup": settings["warmup"], "elapsed_s": time.perf_counter() - start}
+
+
+def export(request: dict, channel) -> None:
+    model, out_dir = request.get("model"), request.get("out_dir")
+    if not isinstance(model, str) or not model or not isinstance(out_dir, str) or not out_dir:
+        raise WorkerError(BAD_REQUEST, "export_torchscript needs non-empty string fields 'model' and 'out_dir'")
+    if request.get("device", "cpu") != "cpu":
+        raise WorkerError(BAD_REQUEST, "export_torchscript: the LibTorch backends run on the CPU only")
+    measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
+    channel.progress("load", 0.0, f"loading {model}")
+    loaded = load_model(model, request.get("inputs"))
+    channel.send("model", name=model, source=loaded.source, **{"class": loaded.class_name},
+                 parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes)
+    with torch.no_grad():
+        channel.progress("reference", 0.05, "running eager for the reference outputs")
+        start = time.perf_counter()
+        try:
+            outputs = loaded()
+        except Exception as exc:
+            raise WorkerError(MODEL_FAILED, f"model {loaded.source}: forward raised {describe(exc)}",
+                              file=loaded.file) from exc
+        eager_first_call = time.perf_counter() - start
+        leaves = pytree.tree_leaves(outputs)
+        reference = [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+        channel.progress("compile", 0.1, "scripting the model for TorchScript")
+        try:
+            scripted, method, why = _script(loaded.module, loaded.args, loaded.kwargs)
+        except Exception as exc:
+            raise WorkerError(COMPILE_FAILED, f"{model}: neither torch.jit.script nor torch.jit.trace "
+                              f"accepted the model: {describe(exc)}", file=loaded.file) from exc
+        os.makedirs(out_dir, exist_ok=True)
+        model_path = os.path.join(out_dir, "model.pt")
+        data_path = os.path.join(out_dir, "data.pt")
+        scripted.save(model_path)
+        names = list(loaded.kwargs)
+        data = _TensorData(_tensors_only(loaded.args, "positional inputs", loaded.file), names,
+                           _tensors_only([loaded.kwargs[n] for n in names], "keyword inputs", loaded.file),
+                           reference)
+        torch.jit.script(data).save(data_path)
+        channel.progress("measure", 0.2, "timing eager PyTorch")
+        runs = _time_eager(loaded, measure, channel)
+    channel.send("torchscript_exported", model_path=model_path, data_path=data_path, method=method,
+                 script_error=why, eager_first_call_s=eager_first_call, runs=runs,
+                 dropped_outputs=len(leaves) - len(reference))
