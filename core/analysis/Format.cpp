@@ -44,7 +44,10 @@ std::string seconds(std::optional<double> value) {
 }
 
 std::string ratio(std::optional<double> value) {
-    return value ? printf("%.2fx", *value) : "-";
+    if (!value)
+        return "-";
+    // Three significant digits below 0.1x: a 1000x slowdown must not read as "0.00x".
+    return *value >= 0.1 ? printf("%.2fx", *value) : printf("%.3gx", *value);
 }
 
 std::string scientific(std::optional<double> value) {
