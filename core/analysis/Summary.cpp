@@ -1,6 +1,7 @@
 #include "Summary.h"
 
 #include "LatencyStats.h"
+#include "Speedup.h"
 
 #include <algorithm>
 #include <map>
@@ -47,18 +48,68 @@ template <typename T> json orNull(const std::optional<T>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
-json traceSummary(const BackendRun& run)
-{
+json speedupJson(const std::optional<SpeedupEstimate>& s) {
+    if (!s)
+        return nullptr;
+    return {{"median", s->median}, {"q1", s->q1}, {"q3", s->q3}, {"pairs", s->pairs}};
+}
+
+json shapesSummary(const BackendRun& run) {
+    if (!run.shapes)
+        return nullptr;
+    const auto& study = *run.shapes;
+    json runs = json::array();
+    for (const auto& r : study.runs) {
+        json points = json::array();
+        for (const auto& p : r.points) {
+            const json inputs = p.index >= 0 && p.index < static_cast<int>(study.sets.size())
+                                    ? study.sets[p.index]
+                                    : json(nullptr);
+            points.push_back({{"index", p.index},
+                              {"inputs", inputs},
+                              {"status", p.status},
+                              {"recompiled", p.recompiled},
+                              {"first_call_s", orNull(p.firstCallSeconds)},
+                              {"latency_ms", latencyJson(p.compiledMs)},
+                              {"eager_latency_ms", latencyJson(p.eagerMs)},
+                              {"speedup", speedupJson(pairedSpeedup(p.eagerMs, p.compiledMs))},
+                              {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
+        }
+        runs.push_back({{"dynamic", r.dynamic},
+                        {"recompiles", r.recompiles},
+                        {"guard_failures", r.guardFailures},
+                        {"recompile_limit", r.recompileLimit},
+                        {"limit_hit", r.limitHit},
+                        {"per_shape", std::move(points)}});
+    }
+    return {{"sets", study.sets}, {"runs", std::move(runs)}};
+}
+
+json trainingSummary(const BackendRun& run) {
+    if (!run.training)
+        return nullptr;
+    json t = *run.training;
+    t["throughput_samples_s"] = nullptr;
+    if (run.training->batchSize && !run.compiledSamplesMs.empty()) {
+        const double ms = computeLatencyStats(run.compiledSamplesMs).median;
+        if (ms > 0)
+            t["throughput_samples_s"] = static_cast<double>(*run.training->batchSize) * 1000.0 / ms;
+    }
+    return t;
+}
+
+json traceSummary(const BackendRun& run) {
     if (!run.trace) {
         if (run.traceInfo.is_object() && run.traceInfo.contains("error"))
-            return {{"source", run.traceInfo.value("source", json(nullptr))}, {"error", run.traceInfo["error"]}};
+            return {{"source", run.traceInfo.value("source", json(nullptr))},
+                    {"error", run.traceInfo["error"]}};
         return nullptr;
     }
     const auto& t = *run.trace;
     const auto kernels = std::count_if(t.events.begin(), t.events.end(),
                                        [](const TraceEvent& e) { return e.kind == EventKind::Kernel; });
-    json out = {{"source", t.source},          {"events", t.events.size()}, {"kernels", kernels},
-                {"dropped", t.dropped},        {"iterations", t.iterations}, {"memory_events", t.memory.size()}};
+    json out = {{"source", t.source},   {"events", t.events.size()},  {"kernels", kernels},
+                {"dropped", t.dropped}, {"iterations", t.iterations}, {"memory_events", t.memory.size()}};
     if (run.traceInfo.is_object())
         for (const char* key : {"untraced_ms", "traced_ms", "overhead_ratio"})
             if (run.traceInfo.contains(key))
@@ -68,8 +119,7 @@ json traceSummary(const BackendRun& run)
 
 } // namespace
 
-std::optional<int> nodesBeforeFusion(const BackendRun& run)
-{
+std::optional<int> nodesBeforeFusion(const BackendRun& run) {
     // Per Dynamo graph, the last stage captured before fusion is what the fusion passes get
     // (Inductor's pre-fusion scheduler nodes). A backend without fusion passes runs its last
     // stage as it is (aot_eager's AOT graph, eager's Dynamo graph).
@@ -96,7 +146,7 @@ std::optional<int> kernelsAfterFusion(const BackendRun& run) {
     return any ? std::optional<int>(total) : std::nullopt;
 }
 
-json summaryJson(const Report& report) {
+json summaryJson(const Report& report, const SummaryOptions& options) {
     json backends = json::array();
     for (const auto& run : report.backends) {
         json b = {{"name", run.name}, {"family", run.family}};
@@ -112,18 +162,37 @@ json summaryJson(const Report& report) {
         b["latency_ms"] = latencyJson(run.compiledSamplesMs);
         b["eager_latency_ms"] = latencyJson(run.eagerSamplesMs);
         b["speedup_vs_eager"] = orNull(speedupOverEager(run));
+        b["speedup"] = speedupJson(pairedSpeedup(run));
         b["peak_memory_bytes"] = orNull(run.peakMemoryBytes);
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
         if (run.accuracy)
-            b["accuracy"] = {{"max_abs", run.accuracy->maxAbs},     {"max_rel", run.accuracy->maxRel},
-                             {"cosine", run.accuracy->cosine},      {"rmse", run.accuracy->rmse},
-                             {"pass", run.accuracy->pass},          {"rule", run.accuracy->rule},
-                             {"tolerance", run.accuracy->tolerance}};
+            b["accuracy"] = {{"max_abs", run.accuracy->maxAbs},
+                             {"max_rel", run.accuracy->maxRel},
+                             {"cosine", run.accuracy->cosine},
+                             {"rmse", run.accuracy->rmse},
+                             {"pass", run.accuracy->pass},
+                             {"rule", run.accuracy->rule},
+                             {"tolerance", run.accuracy->tolerance},
+                             {"precision", run.accuracy->precision.empty() ? json(nullptr)
+                                                                           : json(run.accuracy->precision)}};
         else
             b["accuracy"] = nullptr;
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);
         b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);
+        b["break_reasons"] = run.breakReasons;
+        b["recompiles"] = run.recompiles >= 0 ? json(run.recompiles) : json(nullptr);
+        b["workload"] = run.workload;
+        b["training"] = trainingSummary(run);
+        b["shapes"] = shapesSummary(run);
+        if (!run.assign.empty()) {
+            b["assign"] = json::object();
+            for (const auto& [module, backend] : run.assign)
+                b["assign"][module] = backend;
+        } else {
+            b["assign"] = nullptr;
+        }
+        b["parts"] = run.parts;
         b["trace"] = traceSummary(run);
         b["nodes_before_fusion"] = orNull(nodesBeforeFusion(run));
         b["kernels_after_fusion"] = orNull(kernelsAfterFusion(run));
@@ -159,7 +228,9 @@ json summaryJson(const Report& report) {
                  }
                  return "failed";
              }()},
-            {"backends", std::move(backends)}};
+            {"backends", std::move(backends)},
+            {"recommendation", toJson(recommend(report, options.goal, options.recommend))},
+            {"search", report.search}};
 }
 
 Completion completionOf(const Report& report) {

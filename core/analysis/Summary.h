@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Recommendation.h"
 #include "model/Report.h"
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,11 @@ std::optional<int> kernelsAfterFusion(const BackendRun& run);
 
 // The machine-readable summary printed by `compare --json` and `show --json`. Field names are a
 // public contract (docs/report-format.md#summary): add, never rename.
-nlohmann::json summaryJson(const Report& report);
+struct SummaryOptions {
+    Goal goal = Goal::Latency; // what `recommendation` ranks for
+    RecommendOptions recommend;
+};
+nlohmann::json summaryJson(const Report& report, const SummaryOptions& options = {});
 
 // Exit status of a comparison: every backend ok, some ok, none ok.
 enum class Completion { Complete, Partial, Failed };

@@ -42,6 +42,9 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
                          {"timeout_s", base.timeoutSeconds},
                          {"cache", base.warmCache ? "warm" : "cold"},
                          {"options", base.options}};
+    if (!base.workload.isDefault())
+        m_report.settings["workload"] = base.workload.toProtocol();
+    m_search.reset();
     for (const auto& name : backends) {
         BackendRun run;
         run.name = name;
@@ -59,6 +62,10 @@ const BackendRun* CompareSession::liveRun() const {
 
 void CompareSession::startNext() {
     ++m_current;
+    if (m_current >= static_cast<int>(m_backends.size()) && !m_cancelled && m_searchWanted &&
+        extendWithSearch()) {
+        // extendWithSearch appended rows: m_current now indexes the first of them.
+    }
     if (m_current >= static_cast<int>(m_backends.size()) || m_cancelled) {
         for (size_t i = std::max(m_current, 0); i < m_report.backends.size(); ++i) {
             auto& run = m_report.backends[i];
@@ -109,15 +116,70 @@ void CompareSession::onJobFinished() {
         m_report.model = *run.model;
     const bool modelBroken = run.error && isModelError(run.error->code);
     m_report.backends[index] = std::move(run);
+    if (m_search)
+        m_report.search = m_search->outcome(m_report);
     emit backendFinished(index);
     if (modelBroken)
         skipRemainingAfterModelError(index);
     startNext();
 }
 
-RunRequest requestFor(const std::string& label, const RunRequest& base)
-{
+void CompareSession::appendRow(const std::string& label) {
+    m_backends.push_back(label);
+    BackendRun run;
+    run.name = label;
+    m_report.backends.push_back(std::move(run));
+    emit backendAdded(static_cast<int>(m_report.backends.size()) - 1);
+}
+
+bool CompareSession::extendWithSearch() {
+    if (!m_search) {
+        // Search over the top-level submodules, with the torch.compile backends the user listed.
+        std::vector<std::string> modules, backends, singles;
+        for (const auto& mod : m_report.model.modules)
+            if (mod.depth == 1)
+                modules.push_back(mod.name);
+        for (const auto& label : m_backends) {
+            if (isMixedLabel(label))
+                continue;
+            auto* family = familyFor(requestFor(label, m_base).backend);
+            if (family && family->id() == "torch_compile") {
+                singles.push_back(label);
+                if (std::find(backends.begin(), backends.end(), label) == backends.end())
+                    backends.push_back(label);
+            }
+        }
+        std::string why;
+        if (m_report.model.name.empty())
+            why = "the model never loaded, so its submodules are unknown";
+        else if (modules.empty())
+            why = "model " + m_report.model.name + " has no submodules to assign backends to";
+        else if (backends.size() < 2)
+            why = "the search needs at least two torch.compile backends in --backends";
+        if (!why.empty()) {
+            m_report.search = {{"error", why}};
+            m_searchWanted = false;
+            return false;
+        }
+        m_search = std::make_unique<AssignmentSearch>(modules, backends, singles);
+    }
+    const auto labels = m_search->next(m_report);
+    m_report.search = m_search->outcome(m_report);
+    for (const auto& label : labels)
+        appendRow(label);
+    return !labels.empty();
+}
+
+RunRequest requestFor(const std::string& label, const RunRequest& base) {
     RunRequest request = base;
+    if (isMixedLabel(label)) {
+        request.backend = kMixedBackend;
+        const auto inner = label.substr(std::string(kMixedBackend).size() + 1,
+                                        label.size() - std::string(kMixedBackend).size() - 2);
+        if (auto assign = parseAssignment(inner))
+            request.workload.assign = assign.value();
+        return request;
+    }
     const auto at = label.find('@');
     request.backend = label.substr(0, at);
     if (at != std::string::npos)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "BackendFamily.h"
+#include "analysis/AssignmentSearch.h"
 #include "model/Report.h"
 
 #include <QObject>
@@ -21,6 +22,9 @@ public:
 
     // `backends` in the order to run; `base` carries model, device and settings for every run.
     void start(const std::vector<std::string>& backends, const RunRequest& base);
+    // After the listed backends, search per-submodule assignments over the model's top-level
+    // submodules with the torch.compile backends of the list (AssignmentSearch). Set before start().
+    void setSearchAssignments(bool enabled) { m_searchWanted = enabled; }
     void cancel();
     bool running() const { return m_running; }
 
@@ -32,6 +36,8 @@ public:
     const BackendRun* liveRun() const;
 
 signals:
+    // A row appended while running (a search candidate); its index is report().backends.size() - 1.
+    void backendAdded(int index);
     void backendStarted(int index);
     void backendEvent(int index, const fusescope::StreamEvent& event);
     void backendFinished(int index);
@@ -42,6 +48,9 @@ private:
     void onJobFinished();
     void skipRemainingAfterModelError(int failedIndex);
     BackendFamily* familyFor(const std::string& backend) const;
+    // Appends the search's next candidates; false when there is nothing (more) to search.
+    bool extendWithSearch();
+    void appendRow(const std::string& label);
 
     std::vector<BackendFamily*> m_families;
     std::vector<std::string> m_backends;
@@ -51,6 +60,8 @@ private:
     int m_current = -1;
     bool m_running = false;
     bool m_cancelled = false;
+    bool m_searchWanted = false;
+    std::unique_ptr<AssignmentSearch> m_search;
 };
 
 // The request for one entry of a backend list: `NAME` or `NAME@MODE` (a torch.compile mode such

@@ -18,7 +18,8 @@ nlohmann::json RunRequest::toProtocol(const std::string& id) const {
               {"max_runs", measure.maxRuns},
               {"max_time_s", measure.maxTimeSeconds}}},
             {"capture", {{"stages", captureStages}, {"code", captureCode}, {"trace", captureTrace}}},
-            {"inputs", inputs}};
+            {"inputs", inputs},
+            {"workload", workload.toProtocol()}};
 }
 
 } // namespace fusescope

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "Workload.h"
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,9 +24,10 @@ struct RunRequest {
     nlohmann::json options = nlohmann::json::object(); // mode, fullgraph, dynamic, inductor{}
     nlohmann::json inputs;                             // input spec for TorchScript files, or null
     MeasureSettings measure;
+    Workload workload; // training, precision, shape list, per-submodule backends
     bool captureStages = true;
     bool captureCode = true;
-    bool captureTrace = false; // kernels of a few extra iterations (profiler on CPU, CUPTI on CUDA)
+    bool captureTrace = false;   // kernels of a few extra iterations (profiler on CPU, CUPTI on CUDA)
     bool warmCache = false;      // reuse compile caches: faster, but compile time is then not cold
     double timeoutSeconds = 900; // the whole run, load to result
 

@@ -51,6 +51,13 @@ void to_json(json& j, const ModelInfo& m) {
          {"class", m.className},
          {"parameters", m.parameters},
          {"inputs", std::move(inputs)}};
+    json modules = json::array();
+    for (const auto& mod : m.modules)
+        modules.push_back({{"name", mod.name},
+                           {"class", mod.className},
+                           {"parameters", mod.parameters},
+                           {"depth", mod.depth}});
+    j["modules"] = std::move(modules);
 }
 
 void from_json(const json& j, ModelInfo& m) {
@@ -69,11 +76,18 @@ void from_json(const json& j, ModelInfo& m) {
             m.inputs.push_back(std::move(spec));
         }
     }
+    m.modules.clear();
+    if (auto it = j.find("modules"); it != j.end() && it->is_array())
+        for (const auto& mod : *it)
+            m.modules.push_back({valueOr<std::string>(mod, "name", ""),
+                                 valueOr<std::string>(mod, "class", ""),
+                                 valueOr<int64_t>(mod, "parameters", 0), valueOr<int>(mod, "depth", 1)});
 }
 
 void to_json(json& j, const Accuracy& a) {
     j = {{"max_abs", a.maxAbs}, {"max_rel", a.maxRel}, {"cosine", a.cosine},      {"rmse", a.rmse},
          {"pass", a.pass},      {"rule", a.rule},      {"tolerance", a.tolerance}};
+    j["precision"] = a.precision.empty() ? json(nullptr) : json(a.precision);
 }
 
 void from_json(const json& j, Accuracy& a) {
@@ -84,6 +98,146 @@ void from_json(const json& j, Accuracy& a) {
     a.pass = valueOr<bool>(j, "pass", false);
     a.rule = valueOr<std::string>(j, "rule", "");
     a.tolerance = valueOr<double>(j, "tolerance", 0);
+    a.precision = valueOr<std::string>(j, "precision", "");
+}
+
+void to_json(json& j, const GraphBreak& b) {
+    j = {{"reason", b.reason},
+         {"file", b.file},
+         {"line", b.line},
+         {"detail", b.detail},
+         {"graph", b.graph < 0 ? json(nullptr) : json(b.graph)}};
+}
+
+void from_json(const json& j, GraphBreak& b) {
+    b.reason = valueOr<std::string>(j, "reason", "");
+    b.file = valueOr<std::string>(j, "file", "");
+    b.line = valueOr<int>(j, "line", 0);
+    b.detail = valueOr<std::string>(j, "detail", "");
+    b.graph = valueOr<int>(j, "graph", -1);
+}
+
+void to_json(json& j, const TrainingResult& t) {
+    j = {{"loss", t.loss},
+         {"optimizer", t.optimizer},
+         {"batch_size", orNull(t.batchSize)},
+         {"compile_forward_s", orNull(t.compileForwardSeconds)},
+         {"compile_backward_s", orNull(t.compileBackwardSeconds)},
+         {"gradient_accuracy", t.gradientAccuracy ? json(*t.gradientAccuracy) : json(nullptr)}};
+    if (t.gradientAccuracy)
+        j["gradient_accuracy"]["worst_parameter"] = t.worstParameter;
+}
+
+void from_json(const json& j, TrainingResult& t) {
+    t.loss = valueOr<std::string>(j, "loss", "");
+    t.optimizer = valueOr<std::string>(j, "optimizer", "");
+    t.batchSize = optional<int64_t>(j, "batch_size");
+    t.compileForwardSeconds = optional<double>(j, "compile_forward_s");
+    t.compileBackwardSeconds = optional<double>(j, "compile_backward_s");
+    t.gradientAccuracy = optional<Accuracy>(j, "gradient_accuracy");
+    t.worstParameter.clear();
+    if (auto it = j.find("gradient_accuracy"); it != j.end() && it->is_object())
+        t.worstParameter = valueOr<std::string>(*it, "worst_parameter", "");
+}
+
+void to_json(json& j, const ShapeStudy& study) {
+    json runs = json::array();
+    for (const auto& run : study.runs) {
+        json points = json::array();
+        for (const auto& p : run.points)
+            points.push_back({{"index", p.index},
+                              {"status", p.status},
+                              {"recompiled", p.recompiled},
+                              {"first_call_s", orNull(p.firstCallSeconds)},
+                              {"eager_ms", p.eagerMs},
+                              {"compiled_ms", p.compiledMs},
+                              {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
+        runs.push_back({{"dynamic", run.dynamic},
+                        {"recompiles", run.recompiles},
+                        {"guard_failures", run.guardFailures},
+                        {"recompile_limit", run.recompileLimit},
+                        {"limit_hit", run.limitHit},
+                        {"per_shape", std::move(points)}});
+    }
+    j = {{"sets", study.sets}, {"runs", std::move(runs)}};
+}
+
+namespace {
+
+// A worker reports an error either as a string or as the protocol's error object.
+std::string errorText(const json& j) {
+    auto it = j.find("error");
+    if (it == j.end() || it->is_null())
+        return {};
+    if (it->is_string())
+        return it->get<std::string>();
+    if (it->is_object())
+        return valueOr<std::string>(*it, "message", it->dump());
+    return it->dump();
+}
+
+} // namespace
+
+void from_json(const json& j, ShapeStudy& study) {
+    study.sets = valueOr<json>(j, "sets", json::array());
+    study.runs.clear();
+    if (auto it = j.find("runs"); it != j.end() && it->is_array()) {
+        for (const auto& r : *it) {
+            ShapeRun run;
+            run.dynamic = valueOr<bool>(r, "dynamic", false);
+            run.recompiles = valueOr<int>(r, "recompiles", -1);
+            run.guardFailures = valueOr<int>(r, "guard_failures", -1);
+            run.recompileLimit = valueOr<int>(r, "recompile_limit", -1);
+            run.limitHit = valueOr<bool>(r, "limit_hit", false);
+            if (auto p = r.find("per_shape"); p != r.end() && p->is_array()) {
+                for (const auto& point : *p) {
+                    ShapePoint sp;
+                    sp.index = valueOr<int>(point, "index", static_cast<int>(run.points.size()));
+                    sp.status = valueOr<std::string>(point, "status", "ok");
+                    sp.recompiled = valueOr<bool>(point, "recompiled", false);
+                    sp.firstCallSeconds = optional<double>(point, "first_call_s");
+                    sp.eagerMs = valueOr<std::vector<double>>(point, "eager_ms", {});
+                    sp.compiledMs = valueOr<std::vector<double>>(point, "compiled_ms", {});
+                    sp.error = errorText(point);
+                    run.points.push_back(std::move(sp));
+                }
+            }
+            study.runs.push_back(std::move(run));
+        }
+    }
+}
+
+void to_json(json& j, const AssignedPart& p) {
+    j = {{"module", p.module},
+         {"backend", p.backend},
+         {"graphs", p.graphs},
+         {"graph_breaks", p.graphBreaks},
+         {"compile_s", orNull(p.compileSeconds)}};
+}
+
+void from_json(const json& j, AssignedPart& p) {
+    p.module = valueOr<std::string>(j, "module", "");
+    p.backend = valueOr<std::string>(j, "backend", "");
+    p.graphs = valueOr<int>(j, "graphs", -1);
+    p.graphBreaks = valueOr<int>(j, "graph_breaks", -1);
+    p.compileSeconds = optional<double>(j, "compile_s");
+}
+
+void readWorkloadResults(const json& j, BackendRun& r) {
+    if (auto it = j.find("workload"); it != j.end() && it->is_object())
+        r.workload = *it;
+    if (auto it = j.find("training"); it != j.end() && it->is_object())
+        r.training = it->get<TrainingResult>();
+    if (auto it = j.find("shapes"); it != j.end() && it->is_object())
+        r.shapes = it->get<ShapeStudy>();
+    if (auto it = j.find("assign"); it != j.end() && it->is_object()) {
+        r.assign.clear();
+        for (const auto& [module, backend] : it->items())
+            if (backend.is_string())
+                r.assign.emplace_back(module, backend.get<std::string>());
+    }
+    if (auto it = j.find("parts"); it != j.end() && it->is_array())
+        r.parts = it->get<std::vector<AssignedPart>>();
 }
 
 void to_json(json& j, const BackendRun& r) {
@@ -107,10 +261,7 @@ void to_json(json& j, const BackendRun& r) {
     j["graphs"] = r.graphs;
     j["graph_breaks"] = r.graphBreaks;
     j["recompiles"] = r.recompiles;
-    json breaks = json::array();
-    for (const auto& b : r.breakReasons)
-        breaks.push_back({{"reason", b.reason}, {"file", b.file}, {"line", b.line}});
-    j["break_reasons"] = std::move(breaks);
+    j["break_reasons"] = r.breakReasons;
     j["stages"] = r.stages;
     json code = json::array();
     for (const auto& c : r.code)
@@ -120,6 +271,17 @@ void to_json(json& j, const BackendRun& r) {
     j["trace"] = r.trace ? json(*r.trace) : json(nullptr);
     j["trace_info"] = r.traceInfo;
     j["options"] = r.options;
+    j["workload"] = r.workload;
+    j["training"] = r.training ? json(*r.training) : json(nullptr);
+    j["shapes"] = r.shapes ? json(*r.shapes) : json(nullptr);
+    json assign = nullptr;
+    if (!r.assign.empty()) {
+        assign = json::object();
+        for (const auto& [module, backend] : r.assign)
+            assign[module] = backend;
+    }
+    j["assign"] = std::move(assign);
+    j["parts"] = r.parts;
     j["log"] = r.log;
 }
 
@@ -146,11 +308,7 @@ void from_json(const json& j, BackendRun& r) {
     r.graphs = valueOr<int>(j, "graphs", -1);
     r.graphBreaks = valueOr<int>(j, "graph_breaks", -1);
     r.recompiles = valueOr<int>(j, "recompiles", -1);
-    r.breakReasons.clear();
-    if (auto it = j.find("break_reasons"); it != j.end() && it->is_array())
-        for (const auto& b : *it)
-            r.breakReasons.push_back({valueOr<std::string>(b, "reason", ""),
-                                      valueOr<std::string>(b, "file", ""), valueOr<int>(b, "line", 0)});
+    r.breakReasons = valueOr<std::vector<GraphBreak>>(j, "break_reasons", {});
     r.stages = valueOr<std::vector<StageGraph>>(j, "stages", {});
     r.code.clear();
     if (auto it = j.find("code"); it != j.end() && it->is_array())
@@ -161,6 +319,7 @@ void from_json(const json& j, BackendRun& r) {
     r.trace = optional<KernelTrace>(j, "trace");
     r.traceInfo = valueOr<json>(j, "trace_info", nullptr);
     r.options = valueOr<json>(j, "options", json::object());
+    readWorkloadResults(j, r);
     r.log = valueOr<std::string>(j, "log", "");
 }
 

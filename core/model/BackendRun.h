@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fusescope {
@@ -29,12 +30,21 @@ struct TensorSpec {
     std::string dtype;
 };
 
+// One named submodule of the model (root excluded), for assignments and the module tree.
+struct ModuleInfo {
+    std::string name; // qualified: encoder.layers.0
+    std::string className;
+    int64_t parameters = 0;
+    int depth = 1;
+};
+
 struct ModelInfo {
     std::string name;
     std::string source;
     std::string className;
     int64_t parameters = 0;
     std::vector<TensorSpec> inputs;
+    std::vector<ModuleInfo> modules;
 };
 
 struct Accuracy {
@@ -45,12 +55,61 @@ struct Accuracy {
     bool pass = false;
     std::string rule;
     double tolerance = 0;
+    std::string precision; // fp32, bf16, fp16: the tolerance follows it
 };
 
 struct GraphBreak {
     std::string reason;
     std::string file;
     int line = 0;
+    std::string detail; // Dynamo's full message
+    int graph = -1;     // graphs Dynamo had produced in that frame before the break; -1 unknown
+};
+
+// Training mode (docs/workloads.md): what a step was, and how the backward compares.
+struct TrainingResult {
+    std::string loss;
+    std::string optimizer;
+    std::optional<int64_t> batchSize;
+    std::optional<double> compileForwardSeconds;
+    std::optional<double> compileBackwardSeconds;
+    std::optional<Accuracy> gradientAccuracy;
+    std::string worstParameter;
+};
+
+// One input set of a shape list, run after the main measurement.
+struct ShapePoint {
+    int index = 0;
+    std::string status; // ok | failed
+    bool recompiled = false;
+    std::optional<double> firstCallSeconds;
+    std::vector<double> eagerMs;
+    std::vector<double> compiledMs;
+    std::string error;
+};
+
+// Every input set fed to one fresh compile with dynamic=false or dynamic=true.
+struct ShapeRun {
+    bool dynamic = false;
+    int recompiles = -1;
+    int guardFailures = -1;
+    int recompileLimit = -1;
+    bool limitHit = false; // Dynamo gave up recompiling and silently ran eager
+    std::vector<ShapePoint> points;
+};
+
+struct ShapeStudy {
+    nlohmann::json sets = nlohmann::json::array(); // the input sets, as requested
+    std::vector<ShapeRun> runs;
+};
+
+// One submodule of a mixed run and the backend that compiled it.
+struct AssignedPart {
+    std::string module;
+    std::string backend;
+    int graphs = -1;
+    int graphBreaks = -1;
+    std::optional<double> compileSeconds;
 };
 
 // Generated source a backend produced (Inductor's output_code.py, a TVM module...).
@@ -96,6 +155,11 @@ struct BackendRun {
     nlohmann::json traceInfo;
 
     nlohmann::json options = nlohmann::json::object();
+    nlohmann::json workload; // the worker's echo of the request's workload, or null
+    std::optional<TrainingResult> training;
+    std::optional<ShapeStudy> shapes;
+    std::vector<std::pair<std::string, std::string>> assign; // mixed runs: submodule -> backend
+    std::vector<AssignedPart> parts;
     std::string log; // tail of the worker's stderr
 
     bool finished() const {
@@ -111,5 +175,15 @@ void to_json(nlohmann::json& j, const ModelInfo& model);
 void from_json(const nlohmann::json& j, ModelInfo& model);
 void to_json(nlohmann::json& j, const Accuracy& accuracy);
 void from_json(const nlohmann::json& j, Accuracy& accuracy);
+void to_json(nlohmann::json& j, const GraphBreak& item);
+void from_json(const nlohmann::json& j, GraphBreak& item);
+void to_json(nlohmann::json& j, const TrainingResult& training);
+void from_json(const nlohmann::json& j, TrainingResult& training);
+void to_json(nlohmann::json& j, const ShapeStudy& study);
+void from_json(const nlohmann::json& j, ShapeStudy& study);
+void to_json(nlohmann::json& j, const AssignedPart& part);
+void from_json(const nlohmann::json& j, AssignedPart& part);
+// The workload fields of a `result` message (or a saved run): training, shapes, assign, parts.
+void readWorkloadResults(const nlohmann::json& j, BackendRun& run);
 
 } // namespace fusescope

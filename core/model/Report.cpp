@@ -38,10 +38,12 @@ void from_json(const json& j, WorkerEnvironment& e) {
 }
 
 void to_json(json& j, const Report& r) {
-    j = {{"format", kReportFormatName}, {"schema", r.schema},           {"created", r.created},
-         {"generator", r.generator},    {"model_spec", r.modelSpec},    {"model", r.model},
-         {"device", r.device},          {"environment", r.environment}, {"settings", r.settings},
-         {"backends", r.backends}};
+    j = {{"format", kReportFormatName}, {"schema", r.schema},
+         {"created", r.created},        {"generator", r.generator},
+         {"model_spec", r.modelSpec},   {"model", r.model},
+         {"device", r.device},          {"environment", r.environment},
+         {"settings", r.settings},      {"backends", r.backends},
+         {"search", r.search}};
 }
 
 void from_json(const json& j, Report& r) {
@@ -54,6 +56,7 @@ void from_json(const json& j, Report& r) {
     r.environment = valueOr<WorkerEnvironment>(j, "environment", {});
     r.settings = valueOr<json>(j, "settings", json::object());
     r.backends = valueOr<std::vector<BackendRun>>(j, "backends", {});
+    r.search = valueOr<json>(j, "search", nullptr);
 }
 
 } // namespace fusescope

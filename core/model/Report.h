@@ -33,6 +33,8 @@ struct Report {
     WorkerEnvironment environment;
     nlohmann::json settings = nlohmann::json::object();
     std::vector<BackendRun> backends;
+    // `--search-assign`: the assignment search's outcome (AssignmentSearch::outcome), or null.
+    nlohmann::json search;
 
     BackendRun* findBackend(const std::string& name);
     const BackendRun* findBackend(const std::string& name) const;

@@ -166,12 +166,9 @@ void WorkerStream::applyResult(const json& m) {
     m_run.graphs = valueOr<int>(m, "graphs", m_run.graphs);
     m_run.graphBreaks = valueOr<int>(m, "graph_breaks", m_run.graphBreaks);
     m_run.recompiles = valueOr<int>(m, "recompiles", m_run.recompiles);
-    if (auto it = m.find("break_reasons"); it != m.end() && it->is_array()) {
-        m_run.breakReasons.clear();
-        for (const auto& b : *it)
-            m_run.breakReasons.push_back({valueOr<std::string>(b, "reason", ""),
-                                          valueOr<std::string>(b, "file", ""), valueOr<int>(b, "line", 0)});
-    }
+    if (auto it = m.find("break_reasons"); it != m.end() && it->is_array())
+        m_run.breakReasons = it->get<std::vector<GraphBreak>>();
+    readWorkloadResults(m, m_run);
     if (auto it = m.find("options"); it != m.end() && it->is_object())
         m_run.options = *it;
     if (auto it = m.find("trace"); it != m.end() && it->is_object())

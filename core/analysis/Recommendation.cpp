@@ -1,0 +1,278 @@
+#include "Recommendation.h"
+
+#include "Format.h"
+#include "LatencyStats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fusescope {
+
+using nlohmann::json;
+
+const char* toString(Goal goal) {
+    switch (goal) {
+    case Goal::Latency:
+        return "latency";
+    case Goal::Throughput:
+        return "throughput";
+    case Goal::Memory:
+        return "memory";
+    case Goal::Compile:
+        return "compile";
+    }
+    return "latency";
+}
+
+std::optional<Goal> goalFromString(const std::string& text) {
+    for (auto goal : {Goal::Latency, Goal::Throughput, Goal::Memory, Goal::Compile})
+        if (text == toString(goal))
+            return goal;
+    return std::nullopt;
+}
+
+namespace {
+
+std::string firstLine(const std::string& text) {
+    return text.substr(0, text.find('\n'));
+}
+
+std::string sci(double value) {
+    return format::scientific(value);
+}
+
+bool isTraining(const BackendRun& run) {
+    return run.workload.is_object() && run.workload.value("mode", std::string()) == "training";
+}
+
+std::string precisionOf(const BackendRun& run) {
+    if (run.accuracy && !run.accuracy->precision.empty())
+        return run.accuracy->precision;
+    if (run.workload.is_object())
+        return run.workload.value("precision", std::string("fp32"));
+    return "fp32";
+}
+
+// Why `run` cannot be ranked at all, or empty.
+std::string exclusionReason(const BackendRun& run) {
+    if (run.status != RunStatus::Ok) {
+        const std::string status = toString(run.status);
+        if (!run.error)
+            return status;
+        return status + " (" + run.error->code + "): " + firstLine(run.error->message);
+    }
+    if (!run.accuracy)
+        return "no accuracy check, so it cannot be trusted";
+    if (!run.accuracy->pass)
+        return "failed accuracy at " + precisionOf(run) + " (max abs " + sci(run.accuracy->maxAbs) +
+               ", max rel " + sci(run.accuracy->maxRel) + ", tolerance " + sci(run.accuracy->tolerance) + ")";
+    if (run.training && run.training->gradientAccuracy && !run.training->gradientAccuracy->pass) {
+        const auto& g = *run.training->gradientAccuracy;
+        return "gradients differ from eager at " + precisionOf(run) + " (max rel " + sci(g.maxRel) + " in " +
+               (run.training->worstParameter.empty() ? std::string("a parameter")
+                                                     : run.training->worstParameter) +
+               ", tolerance " + sci(g.tolerance) + ")";
+    }
+    if (!pairedSpeedup(run))
+        return "no latency samples";
+    return {};
+}
+
+std::string speedupPhrase(const SpeedupEstimate& s, const char* what) {
+    const std::string range = "IQR " + format::ratio(s.q1) + "-" + format::ratio(s.q3) + " over " +
+                              std::to_string(s.pairs) + " iterations";
+    if (s.q1 <= 1.0 && s.q3 >= 1.0)
+        return std::string(what) + " the same as eager within the spread (" + format::ratio(s.median) + ", " +
+               range + ")";
+    const bool faster = s.median >= 1.0;
+    const double factor = faster ? s.median : 1.0 / s.median;
+    return std::string(what) + " " + format::ratio(factor) + (faster ? " faster" : " slower") +
+           " than eager (" + range + ")";
+}
+
+std::string compilePhrase(const BackendRun& run) {
+    if (run.training && (run.training->compileForwardSeconds || run.training->compileBackwardSeconds))
+        return format::seconds(run.training->compileForwardSeconds) + " s forward + " +
+               format::seconds(run.training->compileBackwardSeconds) + " s backward compile";
+    if (!run.compileSeconds)
+        return "compile time not measured";
+    return format::seconds(run.compileSeconds) + " s compile";
+}
+
+std::string throughputPhrase(const BackendRun& run) {
+    if (!run.training || !run.training->batchSize || run.compiledSamplesMs.empty())
+        return {};
+    const double ms = computeLatencyStats(run.compiledSamplesMs).median;
+    if (ms <= 0)
+        return {};
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f samples/s",
+                  static_cast<double>(*run.training->batchSize) * 1000.0 / ms);
+    return buf;
+}
+
+std::string sentenceFor(const BackendRun& run, Goal goal, const RankedBackend& entry) {
+    std::string s = run.name + ": ";
+    if (goal == Goal::Memory) {
+        s += "peak " + format::bytes(run.peakMemoryBytes);
+        if (run.eagerPeakMemoryBytes && *run.eagerPeakMemoryBytes > 0 && run.peakMemoryBytes) {
+            const double change =
+                100.0 * (static_cast<double>(*run.peakMemoryBytes) / *run.eagerPeakMemoryBytes - 1.0);
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " (%+.0f%% vs eager's ", change);
+            s += buf + format::bytes(run.eagerPeakMemoryBytes) + ")";
+        }
+        if (entry.speedup)
+            s += "; " + speedupPhrase(*entry.speedup, goal == Goal::Throughput ? "step" : "latency");
+        return s;
+    }
+    s += speedupPhrase(*entry.speedup, goal == Goal::Throughput ? "training step" : "latency");
+    if (goal == Goal::Throughput)
+        if (auto t = throughputPhrase(run); !t.empty())
+            s += ", " + t;
+    s += ", " + compilePhrase(run);
+    if (run.peakMemoryBytes)
+        s += ", peak " + format::bytes(run.peakMemoryBytes);
+    if (precisionOf(run) != "fp32")
+        s += ", accuracy ok at " + precisionOf(run);
+    return s;
+}
+
+std::string valueText(const RankedBackend& r, Goal goal) {
+    if (goal == Goal::Memory)
+        return format::bytes(static_cast<int64_t>(r.value));
+    return format::ratio(r.value);
+}
+
+std::string joinNames(const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : (i + 1 == names.size() ? " and " : ", ")) + names[i];
+    return out;
+}
+
+std::string verdictFor(const Recommendation& rec, const Report& report, const RecommendOptions& options) {
+    const std::string goal = toString(rec.goal);
+    if (rec.ranked.empty()) {
+        std::string why = "every backend failed, was unavailable, failed accuracy";
+        if (rec.goal == Goal::Throughput)
+            why += " or was not run in training mode (use --mode training)";
+        if (rec.goal == Goal::Compile)
+            why += " or compiled over the " + format::seconds(options.compileBudgetSeconds) + " s budget";
+        return "No backend can be recommended for " + goal + ": " + why + ".";
+    }
+    const auto& best = rec.ranked.front();
+    const std::string what = rec.goal == Goal::Memory ? "peak memory" : "speedup over eager";
+    if (rec.winners.size() == 1) {
+        if (rec.ranked.size() == 1)
+            return "For " + goal + ": " + best.backend + " (" + valueText(best, rec.goal) +
+                   ") is the only backend that ran and passed accuracy.";
+        const auto& next = rec.ranked[1];
+        std::string v = "For " + goal + ": " + best.backend + " (" + what + " " + valueText(best, rec.goal) +
+                        "), ahead of " + next.backend + " (" + valueText(next, rec.goal) +
+                        ") beyond the measured spread.";
+        if (rec.goal == Goal::Compile)
+            v += " Only backends compiling within " + format::seconds(options.compileBudgetSeconds) +
+                 " s were considered.";
+        return v;
+    }
+    std::vector<std::string> names, values, compiles;
+    for (const auto& r : rec.ranked) {
+        if (r.tier != 1)
+            break;
+        names.push_back(r.backend);
+        values.push_back(r.backend + " " + valueText(r, rec.goal));
+        if (const auto* run = report.findBackend(r.backend))
+            compiles.push_back(r.backend + " " + format::seconds(run->compileSeconds) + " s");
+    }
+    std::string why =
+        rec.goal == Goal::Memory
+            ? "their peaks differ by less than " + std::to_string(int(options.memoryTieFraction * 100)) + "%"
+            : "their differences are inside the measured per-iteration spread";
+    return "For " + goal + ": no single winner. " + joinNames(names) + " tie (" + joinNames(values) +
+           "): " + why + ". Choose among them by compile time (" + joinNames(compiles) +
+           ") or measure longer.";
+}
+
+} // namespace
+
+Recommendation recommend(const Report& report, Goal goal, const RecommendOptions& options) {
+    Recommendation rec;
+    rec.goal = goal;
+    for (const auto& run : report.backends) {
+        std::string why = exclusionReason(run);
+        if (why.empty() && goal == Goal::Throughput && !isTraining(run))
+            why = "inference run: throughput ranks training steps (run with --mode training)";
+        if (why.empty() && goal == Goal::Memory && !run.peakMemoryBytes)
+            why = "peak memory not measured" +
+                  (run.memoryMethod.empty() ? std::string() : " (" + run.memoryMethod + ")");
+        if (why.empty() && goal == Goal::Compile) {
+            const auto compile = run.compileSeconds;
+            if (!compile)
+                why = "compile time not measured";
+            else if (*compile > options.compileBudgetSeconds)
+                why = "compiled in " + format::seconds(compile) + " s, over the " +
+                      format::seconds(options.compileBudgetSeconds) + " s budget";
+        }
+        if (!why.empty()) {
+            rec.excluded.push_back({run.name, why});
+            continue;
+        }
+        RankedBackend entry;
+        entry.backend = run.name;
+        entry.speedup = pairedSpeedup(run);
+        entry.value =
+            goal == Goal::Memory ? static_cast<double>(*run.peakMemoryBytes) : entry.speedup->median;
+        entry.sentence = sentenceFor(run, goal, entry);
+        rec.ranked.push_back(std::move(entry));
+    }
+    const bool lowerIsBetter = goal == Goal::Memory;
+    std::stable_sort(rec.ranked.begin(), rec.ranked.end(),
+                     [&](const RankedBackend& a, const RankedBackend& b) {
+                         return lowerIsBetter ? a.value < b.value : a.value > b.value;
+                     });
+    // Tiers: a backend joins the current tier unless the tier's leader beats it beyond the spread.
+    size_t leader = 0;
+    int tier = 1;
+    for (size_t i = 0; i < rec.ranked.size(); ++i) {
+        auto& r = rec.ranked[i];
+        const auto& lead = rec.ranked[leader];
+        const bool worse = lowerIsBetter ? r.value > lead.value * (1.0 + options.memoryTieFraction)
+                                         : clearlyFaster(*lead.speedup, *r.speedup);
+        if (i > 0 && worse) {
+            ++tier;
+            leader = i;
+        }
+        r.tier = tier;
+        if (tier == 1)
+            rec.winners.push_back(r.backend);
+    }
+    rec.verdict = verdictFor(rec, report, options);
+    return rec;
+}
+
+json toJson(const Recommendation& rec) {
+    json ranked = json::array();
+    for (const auto& r : rec.ranked) {
+        json entry = {{"backend", r.backend}, {"tier", r.tier}, {"value", r.value}, {"sentence", r.sentence}};
+        if (r.speedup)
+            entry["speedup"] = {{"median", r.speedup->median},
+                                {"q1", r.speedup->q1},
+                                {"q3", r.speedup->q3},
+                                {"pairs", r.speedup->pairs}};
+        else
+            entry["speedup"] = nullptr;
+        ranked.push_back(std::move(entry));
+    }
+    json excluded = json::array();
+    for (const auto& e : rec.excluded)
+        excluded.push_back({{"backend", e.backend}, {"reason", e.reason}});
+    return {{"goal", toString(rec.goal)},
+            {"verdict", rec.verdict},
+            {"winners", rec.winners},
+            {"ranked", std::move(ranked)},
+            {"excluded", std::move(excluded)}};
+}
+
+} // namespace fusescope
