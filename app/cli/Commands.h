@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/Summary.h"
 #include "capture/RunRequest.h"
 
 #include <string>
@@ -13,6 +14,8 @@ struct CompareOptions {
     std::string out;
     bool json = false;
     bool quiet = false;
+    bool searchAssign = false; // then try per-submodule assignments (AssignmentSearch)
+    SummaryOptions summary;    // the goal the recommendation ranks for
     RunRequest base;
 };
 
@@ -26,7 +29,7 @@ struct ExportOptions {
 };
 
 int runCompare(const CompareOptions& options);
-int runShow(const std::string& path, bool json);
+int runShow(const std::string& path, bool json, const SummaryOptions& summary);
 int runBackends(bool json);
 // Needs a QGuiApplication (fonts); main() creates one for this command.
 int runExport(const ExportOptions& options);

@@ -40,10 +40,12 @@ void saveReport(const Report& report, const std::string& path, bool quiet) {
 int runCompare(const CompareOptions& options) {
     auto families = createBackendFamilies();
     CompareSession session(familyPointers(families));
+    session.setSearchAssignments(options.searchAssign);
     ProgressPrinter progress(static_cast<int>(options.backends.size()), !options.quiet);
 
+    QObject::connect(&session, &CompareSession::backendAdded, [&](int) { progress.added(); });
     QObject::connect(&session, &CompareSession::backendStarted,
-                     [&](int index) { progress.started(index, options.backends[index]); });
+                     [&](int index) { progress.started(index, session.report().backends[index].name); });
     QObject::connect(&session, &CompareSession::backendEvent,
                      [&](int, const StreamEvent& ev) { progress.event(ev); });
     QObject::connect(&session, &CompareSession::backendFinished, [&](int index) {
@@ -51,7 +53,7 @@ int runCompare(const CompareOptions& options) {
         progress.finished(index, run.name, toString(run.status),
                           run.error ? run.error->message : std::string());
         // Saved after every backend: an interrupted or crashed session keeps what finished.
-        if (!session.running() || index + 1 < static_cast<int>(options.backends.size()))
+        if (!session.running() || index + 1 < static_cast<int>(session.report().backends.size()))
             saveReport(session.report(), options.out, true);
     });
     QObject::connect(&session, &CompareSession::finished, qApp, &QCoreApplication::quit);
@@ -74,9 +76,9 @@ int runCompare(const CompareOptions& options) {
     const Report& report = session.report();
     saveReport(report, options.out, options.quiet);
     if (options.json)
-        std::cout << summaryJson(report).dump(2) << std::endl;
+        std::cout << summaryJson(report, options.summary).dump(2) << std::endl;
     else
-        std::cout << comparisonTable(report);
+        std::cout << comparisonTable(report, options.summary);
 
     const bool cancelled = std::any_of(report.backends.begin(), report.backends.end(),
                                        [](const BackendRun& r) { return r.status == RunStatus::Cancelled; });

@@ -2,6 +2,7 @@
 
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
+#include "analysis/Speedup.h"
 #include "analysis/Summary.h"
 
 #include <algorithm>
@@ -38,9 +39,130 @@ Row rowFor(const BackendRun& run) {
             format::count(kernelsAfterFusion(run))};
 }
 
+std::string shapeText(const nlohmann::json& set) {
+    std::string out;
+    for (const auto& input : set) {
+        if (!out.empty())
+            out += ",";
+        std::string dims;
+        for (const auto& d : input.value("shape", nlohmann::json::array()))
+            dims += (dims.empty() ? "" : "x") + (d.is_string() ? d.get<std::string>() : d.dump());
+        out += dims + ":" + input.value("dtype", std::string("?"));
+    }
+    return out;
+}
+
+std::string workloadText(const nlohmann::json& workload) {
+    if (!workload.is_object())
+        return {};
+    const auto mode = workload.value("mode", std::string("inference"));
+    const auto precision = workload.value("precision", std::string("fp32"));
+    if (mode == "inference" && precision == "fp32")
+        return {};
+    return mode + (precision == "fp32" ? std::string() : ", " + precision + " autocast");
+}
+
+void breaksSection(std::ostringstream& out, const Report& report) {
+    bool header = false;
+    for (const auto& run : report.backends)
+        for (const auto& b : run.breakReasons) {
+            if (!header)
+                out << "\ngraph breaks:\n";
+            header = true;
+            out << "  " << run.name << ": ";
+            if (b.graph >= 0)
+                out << "after graph " << b.graph << ": ";
+            out << b.reason;
+            if (!b.file.empty())
+                out << " (" << b.file << ":" << b.line << ")";
+            out << "\n";
+        }
+}
+
+void shapesSection(std::ostringstream& out, const Report& report) {
+    for (const auto& run : report.backends) {
+        if (!run.shapes)
+            continue;
+        out << "\nshape list, " << run.name << " (median ms compiled, speedup over eager; R = recompiled):\n";
+        for (const auto& r : run.shapes->runs) {
+            out << "  dynamic=" << (r.dynamic ? "true" : "false") << ": " << r.recompiles << " recompiles, "
+                << r.guardFailures << " guard failures";
+            if (r.limitHit)
+                out << "  RECOMPILE LIMIT (" << r.recompileLimit << ") HIT: later shapes ran eager, silently";
+            out << "\n";
+            for (const auto& p : r.points) {
+                const auto set = p.index < static_cast<int>(run.shapes->sets.size())
+                                     ? shapeText(run.shapes->sets[p.index])
+                                     : std::to_string(p.index);
+                out << "    " << set << "  ";
+                if (p.status != "ok") {
+                    out << "failed: " << p.error << "\n";
+                    continue;
+                }
+                const auto stats = computeLatencyStats(p.compiledMs);
+                const auto speed = pairedSpeedup(p.eagerMs, p.compiledMs);
+                out << format::milliseconds(stats.empty() ? std::optional<double>() : stats.median) << " ms  "
+                    << format::ratio(speed ? std::optional<double>(speed->median) : std::nullopt)
+                    << (p.recompiled ? "  R" : "") << "\n";
+            }
+        }
+    }
+}
+
+void trainingSection(std::ostringstream& out, const Report& report) {
+    bool header = false;
+    for (const auto& run : report.backends) {
+        if (!run.training)
+            continue;
+        if (!header)
+            out << "\ntraining steps (forward, loss, backward, optimizer step):\n";
+        header = true;
+        const auto& t = *run.training;
+        out << "  " << run.name << ": compile " << format::seconds(t.compileForwardSeconds) << " s forward + "
+            << format::seconds(t.compileBackwardSeconds) << " s backward";
+        if (t.gradientAccuracy)
+            out << ", gradients " << (t.gradientAccuracy->pass ? "match" : "DIFFER") << " (max rel "
+                << format::scientific(t.gradientAccuracy->maxRel)
+                << (t.worstParameter.empty() ? std::string() : " in " + t.worstParameter) << ")";
+        out << "\n";
+    }
+}
+
+void partsSection(std::ostringstream& out, const Report& report) {
+    for (const auto& run : report.backends) {
+        if (run.parts.empty())
+            continue;
+        out << "\n" << run.name << " parts:\n";
+        for (const auto& p : run.parts)
+            out << "  " << p.module << " -> " << p.backend << ": "
+                << format::count(p.graphs >= 0 ? std::optional<int>(p.graphs) : std::nullopt) << " graphs, "
+                << format::count(p.graphBreaks >= 0 ? std::optional<int>(p.graphBreaks) : std::nullopt)
+                << " breaks, compile " << format::seconds(p.compileSeconds) << " s\n";
+    }
+}
+
+void recommendationSection(std::ostringstream& out, const Report& report, const SummaryOptions& summary) {
+    if (report.search.is_object()) {
+        out << "\nassignment search";
+        if (report.search.contains("error")) {
+            out << ": not run: " << report.search["error"].get<std::string>() << "\n";
+        } else {
+            out << " (" << report.search.value("strategy", std::string()) << ", "
+                << report.search.value("candidates", nlohmann::json::array()).size()
+                << " candidates): " << report.search.value("verdict", std::string()) << "\n";
+        }
+    }
+    const auto rec = recommend(report, summary.goal, summary.recommend);
+    out << "\nrecommendation (" << toString(rec.goal) << "): " << rec.verdict << "\n";
+    for (const auto& r : rec.ranked)
+        out << "  " << r.tier << ". " << r.sentence << "\n";
+    for (const auto& e : rec.excluded)
+        out << "  not ranked: " << e.backend << ": " << e.reason << "\n";
+}
+
 } // namespace
 
-std::string comparisonTable(const Report& report) {
+std::string comparisonTable(const Report& report, const SummaryOptions& summary) {
     const Row header = {"backend",  "status",   "compile s", "median ms", "IQR ms", "speedup",
                         "peak mem", "max|err|", "graphs",    "breaks",    "nodes",  "kernels"};
     std::vector<Row> rows = {header};
@@ -53,7 +175,10 @@ std::string comparisonTable(const Report& report) {
 
     std::ostringstream out;
     out << "model " << (report.modelSpec.empty() ? report.model.name : report.modelSpec) << " on "
-        << report.device << ", torch " << report.environment.torch << "\n";
+        << report.device << ", torch " << report.environment.torch;
+    if (const auto w = workloadText(report.settings.value("workload", nlohmann::json())); !w.empty())
+        out << ", " << w;
+    out << "\n";
     for (size_t r = 0; r < rows.size(); ++r) {
         for (size_t c = 0; c < rows[r].size(); ++c) {
             const auto& cell = rows[r][c];
@@ -71,6 +196,11 @@ std::string comparisonTable(const Report& report) {
     for (const auto& run : report.backends)
         if (run.error)
             out << run.name << ": [" << run.error->code << "] " << run.error->message << "\n";
+    trainingSection(out, report);
+    breaksSection(out, report);
+    shapesSection(out, report);
+    partsSection(out, report);
+    recommendationSection(out, report, summary);
     return out.str();
 }
 

@@ -1,39 +1,35 @@
 #include "Commands.h"
 #include "ExitCodes.h"
-
-#include "trace/ChromeTraceExport.h"
 #include "GraphExport.h"
-#include "trace/KernelStats.h"
 #include "report/ReportFile.h"
+#include "trace/ChromeTraceExport.h"
+#include "trace/KernelStats.h"
 
 #include <QString>
-
 #include <algorithm>
-
 #include <cstdio>
 
 namespace fusescope::cli {
 
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix)
-{
+bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-int exportTrace(const BackendRun& run, const ExportOptions& options)
-{
+int exportTrace(const BackendRun& run, const ExportOptions& options) {
     if (!run.trace) {
         std::string why = "it was run without --trace";
         if (run.traceInfo.is_object() && run.traceInfo.contains("error"))
             why = run.traceInfo["error"].get<std::string>();
-        std::fprintf(stderr, "error: backend %s in %s has no trace: %s\n", run.name.c_str(), options.report.c_str(),
-                     why.c_str());
+        std::fprintf(stderr, "error: backend %s in %s has no trace: %s\n", run.name.c_str(),
+                     options.report.c_str(), why.c_str());
         return kExitError;
     }
     Status status;
     if (endsWith(options.out, ".csv"))
-        status = writeKernelStatsCsv(computeKernelStats(*run.trace, KernelStatsOptions::forTrace(*run.trace)), options.out);
+        status = writeKernelStatsCsv(computeKernelStats(*run.trace, KernelStatsOptions::forTrace(*run.trace)),
+                                     options.out);
     else
         status = writeChromeTrace(*run.trace, run.name, options.out);
     if (status) {
@@ -47,8 +43,7 @@ int exportTrace(const BackendRun& run, const ExportOptions& options)
 
 } // namespace
 
-int runExport(const ExportOptions& options)
-{
+int runExport(const ExportOptions& options) {
     auto report = readReport(options.report);
     if (!report) {
         std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
@@ -71,7 +66,8 @@ int runExport(const ExportOptions& options)
         auto after = std::find_if(run->stages.begin(), run->stages.end(), [](const StageGraph& s) {
             return s.status == StageStatus::Ok && s.fusion == "after";
         });
-        stage = after != run->stages.end() ? after->key() : (run->stages.empty() ? "" : run->stages.front().key());
+        stage = after != run->stages.end() ? after->key()
+                                           : (run->stages.empty() ? "" : run->stages.front().key());
     }
     if (!run->findStage(stage)) {
         std::string keys;
@@ -86,7 +82,8 @@ int runExport(const ExportOptions& options)
         std::fprintf(stderr, "error: %s\n", error.toStdString().c_str());
         return kExitError;
     }
-    std::fprintf(stderr, "wrote %s (%s, stage %s)\n", options.out.c_str(), options.backend.c_str(), stage.c_str());
+    std::fprintf(stderr, "wrote %s (%s, stage %s)\n", options.out.c_str(), options.backend.c_str(),
+                 stage.c_str());
     return kExitOk;
 }
 

@@ -14,6 +14,8 @@ public:
     ProgressPrinter(int backendCount, bool enabled);
 
     void started(int index, const std::string& backend);
+    // The assignment search appended a run.
+    void added() { ++m_count; }
     void event(const StreamEvent& event);
     void finished(int index, const std::string& backend, const std::string& status,
                   const std::string& detail);

@@ -9,16 +9,16 @@
 
 namespace fusescope::cli {
 
-int runShow(const std::string& path, bool json) {
+int runShow(const std::string& path, bool json, const SummaryOptions& summary) {
     auto report = readReport(path);
     if (!report) {
         std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
         return kExitError;
     }
     if (json)
-        std::cout << summaryJson(report.value()).dump(2) << std::endl;
+        std::cout << summaryJson(report.value(), summary).dump(2) << std::endl;
     else
-        std::cout << comparisonTable(report.value());
+        std::cout << comparisonTable(report.value(), summary);
     return kExitOk;
 }
 

@@ -1,7 +1,8 @@
 // fusescope-cli: everything the GUI does, headless (docs/cli.md).
 #include "Commands.h"
-#include "capture/CompileOptions.h"
 #include "ExitCodes.h"
+#include "capture/CompileOptions.h"
+#include "capture/Workload.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>
@@ -50,9 +51,37 @@ int main(int argc, char** argv) {
     cmp->add_option("-o,--out", compare.out, "Write the report (.fscope) here, atomically");
     cmp->add_flag("--json", compare.json, "Print the machine-readable summary instead of the table");
     cmp->add_flag("-q,--quiet", compare.quiet, "No progress on stderr");
-    cmp->add_option("--mode", mode,
-                    "torch.compile mode for every backend (default, reduce-overhead, max-autotune); one backend "
-                    "takes its own with NAME@MODE in --backends, e.g. inductor,inductor@max-autotune");
+    cmp->add_option(
+        "--compile-mode", mode,
+        "torch.compile mode for every backend (default, reduce-overhead, max-autotune); one backend "
+        "takes its own with NAME@MODE in --backends, e.g. inductor,inductor@max-autotune");
+    std::string runMode = "inference";
+    cmp->add_option(
+           "--mode", runMode,
+           "inference (one forward) or training (forward, loss, backward, optimizer step per sample)")
+        ->capture_default_str();
+    cmp->add_option("--precision", compare.base.workload.precision, "fp32, or bf16 / fp16 autocast")
+        ->capture_default_str();
+    std::string shapes;
+    cmp->add_option(
+        "--shapes", shapes,
+        "Input sets to run after the main measurement, ';'-separated, each like --inputs: "
+        "'1x8:int64;8x8:int64;8x32:int64'. Counts recompiles with dynamic=false and dynamic=true");
+    std::string assign;
+    cmp->add_option(
+        "--assign", assign,
+        "Also run the model with a backend per submodule, e.g. encoder=inductor,decoder=aot_eager "
+        "(the rest runs eager)");
+    cmp->add_flag("--search-assign", compare.searchAssign,
+                  "After the backends, search backend assignments over the top-level submodules (exhaustive "
+                  "when small, else greedy); every candidate is kept in the report");
+    std::string goal = "latency";
+    cmp->add_option("--goal", goal, "What the recommendation ranks for: latency, throughput, memory, compile")
+        ->capture_default_str();
+    cmp->add_option("--compile-budget", compare.summary.recommend.compileBudgetSeconds,
+                    "Seconds of compile time --goal compile allows")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     bool fullgraph = false;
     cmp->add_flag("--fullgraph", fullgraph, "torch.compile(fullgraph=True): a graph break is an error");
     std::string dynamic = "auto";
@@ -86,19 +115,31 @@ int main(int argc, char** argv) {
     auto* show = cli.add_subcommand("show", "Print a saved report");
     show->add_option("file", showPath, "A .fscope report")->required();
     show->add_flag("--json", showJson, "Print the machine-readable summary");
+    std::string showGoal = "latency";
+    SummaryOptions showSummary;
+    show->add_option("--goal", showGoal,
+                     "What the recommendation ranks for: latency, throughput, memory, compile")
+        ->capture_default_str();
+    show->add_option("--compile-budget", showSummary.recommend.compileBudgetSeconds,
+                     "Seconds of compile time --goal compile allows")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
 
     ExportOptions exportOptions;
     auto* exp = cli.add_subcommand("export", "Write a picture of one stage graph of a saved report");
     exp->add_option("report", exportOptions.report, "A .fscope report")->required();
-    exp->add_option("--backend", exportOptions.backend, "Backend whose stage (or trace) to export")->required();
+    exp->add_option("--backend", exportOptions.backend, "Backend whose stage (or trace) to export")
+        ->required();
     exp->add_option("--stage", exportOptions.stage,
                     "Stage key (dynamo_fx, aot_forward, post_grad, pre_fusion, post_fusion, name#graph); "
                     "default: the first stage after fusion (post_fusion for Inductor)");
     exp->add_option("-o,--out", exportOptions.out, "FILE.png, FILE.svg or FILE.pdf")->required();
-    exp->add_flag("--trace", exportOptions.trace,
-                  "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "
-                  "kernel table");
-    exp->add_option("--scale", exportOptions.scale, "PNG pixels per point")->check(CLI::Range(0.1, 16.0))
+    exp->add_flag(
+        "--trace", exportOptions.trace,
+        "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "
+        "kernel table");
+    exp->add_option("--scale", exportOptions.scale, "PNG pixels per point")
+        ->check(CLI::Range(0.1, 16.0))
         ->capture_default_str();
 
     bool backendsJson = false;
@@ -134,7 +175,8 @@ int main(int argc, char** argv) {
         if (!mode.empty())
             compare.base.options["mode"] = mode;
         compare.base.options["fullgraph"] = fullgraph;
-        compare.base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+        compare.base.options["dynamic"] =
+            dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
         auto inductor = parseInductorConfig(inductorConfig);
         if (!inductor) {
             std::fprintf(stderr, "error: --inductor-config: %s\n", inductor.error().message.c_str());
@@ -142,30 +184,57 @@ int main(int argc, char** argv) {
         }
         compare.base.options["inductor"] = inductor.value();
         if (!inputs.empty()) {
-            nlohmann::json spec = nlohmann::json::array();
-            for (const auto& item : splitList(inputs)) {
-                const auto colon = item.find(':');
-                const std::string dims = item.substr(0, colon);
-                const std::string dtype = colon == std::string::npos ? "float32" : item.substr(colon + 1);
-                nlohmann::json shape = nlohmann::json::array();
-                std::stringstream ds(dims);
-                std::string d;
-                try {
-                    while (std::getline(ds, d, 'x'))
-                        shape.push_back(std::stoll(d));
-                } catch (const std::exception&) {
-                    std::fprintf(stderr, "error: --inputs: '%s' is not a shape like 4x16:float32\n",
-                                 item.c_str());
-                    return kExitUsage;
-                }
-                spec.push_back({{"shape", shape}, {"dtype", dtype}});
+            auto spec = parseInputSpec(inputs);
+            if (!spec) {
+                std::fprintf(stderr, "error: --inputs: %s\n", spec.error().message.c_str());
+                return kExitUsage;
             }
-            compare.base.inputs = spec;
+            compare.base.inputs = spec.value();
         }
+        if (auto bad = checkMode(runMode)) {
+            std::fprintf(stderr, "error: --mode: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+        compare.base.workload.mode = runMode;
+        if (auto bad = checkPrecision(compare.base.workload.precision)) {
+            std::fprintf(stderr, "error: --precision: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+        if (!shapes.empty()) {
+            auto sets = parseShapeList(shapes);
+            if (!sets) {
+                std::fprintf(stderr, "error: --shapes: %s\n", sets.error().message.c_str());
+                return kExitUsage;
+            }
+            compare.base.workload.shapes = sets.value();
+        }
+        if (!assign.empty()) {
+            auto pairs = parseAssignment(assign);
+            if (!pairs) {
+                std::fprintf(stderr, "error: --assign: %s\n", pairs.error().message.c_str());
+                return kExitUsage;
+            }
+            compare.backends.push_back(mixedLabel(pairs.value()));
+        }
+        auto parsedGoal = goalFromString(goal);
+        if (!parsedGoal) {
+            std::fprintf(stderr, "error: --goal: '%s' is not one of latency, throughput, memory, compile\n",
+                         goal.c_str());
+            return kExitUsage;
+        }
+        compare.summary.goal = *parsedGoal;
         return runCompare(compare);
     }
-    if (*show)
-        return runShow(showPath, showJson);
+    if (*show) {
+        auto parsedGoal = goalFromString(showGoal);
+        if (!parsedGoal) {
+            std::fprintf(stderr, "error: --goal: '%s' is not one of latency, throughput, memory, compile\n",
+                         showGoal.c_str());
+            return kExitUsage;
+        }
+        showSummary.goal = *parsedGoal;
+        return runShow(showPath, showJson, showSummary);
+    }
     if (*backends)
         return runBackends(backendsJson);
     return kExitUsage;

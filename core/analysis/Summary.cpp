@@ -11,12 +11,10 @@ namespace fusescope {
 using nlohmann::json;
 
 std::optional<double> speedupOverEager(const BackendRun& run) {
-    if (run.status != RunStatus::Ok || run.eagerSamplesMs.empty() || run.compiledSamplesMs.empty())
-        return std::nullopt;
-    const double compiled = computeLatencyStats(run.compiledSamplesMs).median;
-    if (compiled <= 0)
-        return std::nullopt;
-    return computeLatencyStats(run.eagerSamplesMs).median / compiled;
+    // One number everywhere (table, charts, recommendation): the median per-iteration ratio.
+    if (auto s = pairedSpeedup(run))
+        return s->median;
+    return std::nullopt;
 }
 
 StageCounts stageCounts(const StageGraph& stage) {

@@ -9,7 +9,8 @@
 namespace fusescope {
 
 // Speedup of a run's compiled samples over the eager samples interleaved with them in the same
-// worker process (docs/measurement.md): median(eager) / median(compiled).
+// worker process (docs/measurement.md): the median of the per-iteration ratios eager[k] / compiled[k]
+// (pairedSpeedup), so drift between the series cancels and the table agrees with the recommendation.
 std::optional<double> speedupOverEager(const BackendRun& run);
 
 // Numbers for one stage row of the summary: compute nodes, and kernels on post-fusion stages.
