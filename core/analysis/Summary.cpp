@@ -120,11 +120,12 @@ json traceSummary(const BackendRun& run) {
 std::optional<int> nodesBeforeFusion(const BackendRun& run) {
     // Per Dynamo graph, the last stage captured before fusion is what the fusion passes get
     // (Inductor's pre-fusion scheduler nodes). A backend without fusion passes runs its last
-    // stage as it is (aot_eager's AOT graph, eager's Dynamo graph).
-    std::map<int, const StageGraph*> lastBefore;
+    // stage as it is (aot_eager's AOT graph, eager's Dynamo graph). In training mode the backward
+    // graph is counted as well, like the backward kernels after fusion.
+    std::map<std::pair<std::string, int>, const StageGraph*> lastBefore;
     for (const auto& s : run.stages)
         if (s.status == StageStatus::Ok && (s.fusion == "before" || s.fusion == "none"))
-            lastBefore[s.graph] = &s;
+            lastBefore[{s.pass, s.graph}] = &s;
     if (lastBefore.empty())
         return std::nullopt;
     int total = 0;
@@ -199,6 +200,10 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
             const auto c = stageCounts(s);
             json st = {
                 {"name", s.name}, {"graph", s.graph}, {"status", toString(s.status)}, {"nodes", c.nodes}};
+            if (!s.pass.empty())
+                st["pass"] = s.pass;
+            if (!s.module.empty())
+                st["module"] = s.module;
             st["kernels"] = orNull(c.kernels);
             if (s.status != StageStatus::Ok)
                 st["reason"] = s.reason;

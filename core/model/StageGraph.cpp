@@ -132,6 +132,12 @@ void to_json(json& j, const StageGraph& s) {
          {"fusion", s.fusion},
          {"status", toString(s.status)},
          {"reason", s.reason.empty() ? json(nullptr) : json(s.reason)}};
+    if (!s.pass.empty())
+        j["pass"] = s.pass;
+    if (!s.module.empty())
+        j["module"] = s.module;
+    if (!s.backend.empty())
+        j["backend"] = s.backend;
     json nodes = json::array();
     for (const auto& n : s.nodes)
         nodes.push_back(nodeToJson(n));
@@ -160,6 +166,9 @@ void from_json(const json& j, StageGraph& s) {
     s.fusion = valueOr<std::string>(j, "fusion", "none");
     s.status = stageStatusFromString(valueOr<std::string>(j, "status", "ok"));
     s.reason = valueOr<std::string>(j, "reason", "");
+    s.pass = valueOr<std::string>(j, "pass", "");
+    s.module = valueOr<std::string>(j, "module", "");
+    s.backend = valueOr<std::string>(j, "backend", "");
     s.nodes.clear();
     if (auto it = j.find("nodes"); it != j.end() && it->is_array()) {
         s.nodes.reserve(it->size());

@@ -60,7 +60,10 @@ struct StageGraph {
     int graph = 0;    // Dynamo graph index
     std::string label;
     std::string level;
-    std::string fusion; // before, after, none
+    std::string fusion;  // before, after, none
+    std::string pass;    // "backward" on the backward graph's stages (training mode), else empty
+    std::string module;  // mixed runs: the assigned submodule this graph belongs to
+    std::string backend; // mixed runs: the backend that compiled that part
     StageStatus status = StageStatus::Ok;
     std::string reason;
     std::vector<GraphNode> nodes;

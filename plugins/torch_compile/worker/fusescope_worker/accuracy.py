@@ -5,6 +5,9 @@ each output tensor passes if allclose(compiled, eager, rtol=tol, atol=tol); if n
 reference exists, it still passes when RMSE(compiled vs fp64) <= k * RMSE(eager vs fp64) + tol/10,
 with k = 2 (3 for half-precision outputs or tensors of fewer than 1000 elements): the compiled
 result is then no further from the exact answer than eager's own rounding.
+
+The caller may raise the tolerance (workload.precision and training mode, precision.py) and name
+the precision the outputs were computed in; under bf16/fp16 autocast k is 3 for every tensor.
 """
 import math
 
@@ -41,26 +44,31 @@ def _metrics(pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> dict:
             "cosine": cosine, "rmse": _rmse(compiled, eager)}
 
 
-def _leaf_passes(eager, compiled, fp64, tol: float) -> tuple[bool, bool]:
+def _leaf_passes(eager, compiled, fp64, tol: float, half: bool = False) -> tuple[bool, bool]:
     """(passes, needed the fp64 rule)."""
     if torch.allclose(compiled, eager, rtol=tol, atol=tol, equal_nan=True):
         return True, False
     if fp64 is None:
         return False, False
-    k = 3.0 if compiled.dtype in HALF or fp64.numel() < 1000 else 2.0
+    k = 3.0 if half or compiled.dtype in HALF or fp64.numel() < 1000 else 2.0
     return _rmse(compiled, fp64) <= k * _rmse(eager, fp64) + tol / 10.0, True
 
 
-def compare(eager_out, compiled_out, fp64_out=None) -> dict:
+def compare(eager_out, compiled_out, fp64_out=None, *, tolerance: float | None = None,
+            precision: str | None = None) -> dict:
+    """`tolerance`: the least tolerance to use (the dtype rule may raise it); `precision`: the
+    workload precision (fp32, bf16, fp16), echoed in the result."""
     eager_leaves = pytree.tree_leaves(eager_out)
     compiled_leaves = pytree.tree_leaves(compiled_out)
     fp64_leaves = pytree.tree_leaves(fp64_out) if fp64_out is not None else None
     if len(eager_leaves) != len(compiled_leaves) or (fp64_leaves and len(fp64_leaves) != len(eager_leaves)):
         return {**_metrics([]), "pass": False, "rule": "structure", "tolerance": None,
-                "reason": f"eager returned {len(eager_leaves)} values, compiled {len(compiled_leaves)}"}
+                "reason": f"eager returned {len(eager_leaves)} values, compiled {len(compiled_leaves)}",
+                **({"precision": precision} if precision is not None else {})}
     float_pairs, passes, used_fp64, reason = [], True, False, None
     tensors = [e for e in eager_leaves if isinstance(e, torch.Tensor)]
-    tol = _tolerance(tensors)
+    tol = max(_tolerance(tensors), tolerance or 0.0)
+    half = precision in ("bf16", "fp16")
     for i, (e, c) in enumerate(zip(eager_leaves, compiled_leaves)):
         if not isinstance(e, torch.Tensor) or not isinstance(c, torch.Tensor):
             if isinstance(e, torch.Tensor) != isinstance(c, torch.Tensor) or (
@@ -78,13 +86,15 @@ def compare(eager_out, compiled_out, fp64_out=None) -> dict:
             continue
         float_pairs.append((e, c))
         fp64 = fp64_leaves[i].detach().cpu() if fp64_leaves and isinstance(fp64_leaves[i], torch.Tensor) else None
-        ok, needed = _leaf_passes(e, c, fp64, tol)
+        ok, needed = _leaf_passes(e, c, fp64, tol, half)
         used_fp64 |= needed
         if not ok:
             passes, reason = False, reason or f"output {i} is outside the tolerance"
     rule = "rmse_vs_fp64" if used_fp64 else ("allclose" if float_pairs else "exact")
     result = {**_metrics(float_pairs), "pass": passes, "rule": rule,
               "tolerance": tol if float_pairs else None, "fp64_reference": fp64_out is not None}
+    if precision is not None:
+        result["precision"] = precision
     if reason:
         result["reason"] = reason
     return result

@@ -7,6 +7,9 @@ from .errors import BAD_REQUEST, WorkerError
 DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0}
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
 DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
+DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
+WORKLOAD_MODES = ("inference", "training")
+WORKLOAD_PRECISIONS = ("fp32", "bf16", "fp16")
 
 
 @dataclass
@@ -19,6 +22,7 @@ class RunRequest:
     measure: dict = field(default_factory=lambda: dict(DEFAULT_MEASURE))
     capture: dict = field(default_factory=lambda: dict(DEFAULT_CAPTURE))
     inputs: list | None = None
+    workload: dict = field(default_factory=lambda: dict(DEFAULT_WORKLOAD))
 
 
 def _bad(message: str) -> WorkerError:
@@ -87,4 +91,14 @@ def parse_run(request: dict) -> RunRequest:
     if inputs is not None and not isinstance(inputs, list):
         raise _bad("request field 'inputs' must be a list of {shape, dtype} or null")
     run.inputs = inputs
+    # workload (docs/protocol.md): mode and precision checked here; shapes and assign by
+    # shapes.py and mixed.py. Unknown fields are kept.
+    run.workload = _merged(request, "workload", DEFAULT_WORKLOAD)
+    for name in ("mode", "precision"):  # null means the default, as absent does
+        if run.workload[name] is None:
+            run.workload[name] = DEFAULT_WORKLOAD[name]
+    if run.workload["mode"] not in WORKLOAD_MODES:
+        raise _bad("request field 'workload.mode' must be \"inference\" or \"training\"")
+    if run.workload["precision"] not in WORKLOAD_PRECISIONS:
+        raise _bad("request field 'workload.precision' must be \"fp32\", \"bf16\" or \"fp16\"")
     return run

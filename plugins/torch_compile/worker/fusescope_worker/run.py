@@ -5,15 +5,18 @@ import time
 
 import torch
 
-from . import accuracy, backends, devices, measure, memory, reference
+from . import accuracy, backends, devices, measure, memory, mixed, modules, reference, shapes
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, WorkerError, describe, internal
 from .models import load_model
+from . import precision  # workload.precision: autocast and tolerances (precision.py)
 
+SHAPES_START = 0.6  # with a shape list, the phases before it share [0, 0.6) of the progress
 PHASES = {"load": (0.0, 0.10), "reference": (0.10, 0.15), "compile": (0.15, 0.55), "capture": (0.15, 0.55),
-          "measure": (0.55, 0.85), "memory": (0.85, 0.90), "trace": (0.90, 0.95), "accuracy": (0.95, 1.0)}
+          "measure": (0.55, 0.85), "memory": (0.85, 0.90), "trace": (0.90, 0.95), "accuracy": (0.95, 1.0),
+          "shapes": (SHAPES_START, 1.0)}
 
 
 # Steady-state iterations traced, apart from the timed samples.
@@ -33,10 +36,14 @@ class Run:
                        "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
                        "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
                        "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
-                       "options": request.options}
+                       "options": request.options,
+                       "workload": getattr(request, "workload", None), "training": None,
+                       "shapes": None, "assign": None, "parts": None}  # shapes.py, mixed.py
 
     def progress(self, phase: str, within: float, message: str) -> None:
         start, end = PHASES[phase]
+        if phase != "shapes" and shapes.requested(self.request):
+            start, end = start * SHAPES_START, end * SHAPES_START
         self.channel.progress(phase, start + (end - start) * within, message)
 
     def _call(self, fn, code: str, what: str):
@@ -55,8 +62,10 @@ class Run:
         self.progress("load", 0.0, f"loading {self.request.model}")
         loaded = load_model(self.request.model, self.request.inputs)
         self.loaded = loaded.to(device)
+        submodules, total = modules.describe(loaded.module)  # the tree mixed runs assign to
         self.channel.send("model", name=self.request.model, source=loaded.source, **{"class": loaded.class_name},
-                          parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes)
+                          parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes,
+                          modules=submodules, modules_total=total)
 
     def eager_reference(self, sync):
         self.progress("reference", 0.0, "running eager for the reference outputs")
@@ -122,7 +131,7 @@ class Run:
                            f"{describe(exc)}", file=self.loaded.file, backend=self.backend)
 
     def _record_graphs(self) -> None:
-        count, reasons = graph_breaks.summary()
+        count, reasons = graph_breaks.summary(getattr(self.session, "graphs", None))
         self.result.update(graphs=len(self.session.graphs), graph_breaks=count, break_reasons=reasons,
                            recompiles=self.session.compiles_after_first_call)
 
@@ -174,7 +183,8 @@ class Run:
         self.progress("accuracy", 0.0, "comparing compiled outputs with eager")
         outputs = self._call(lambda: reference.detached(self.loaded(compiled)), RUN_FAILED,
                              f"{self.request.model} compiled with {self.backend}")
-        self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out)
+        self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out,
+                                                   **precision.accuracy_options(self.request))
 
     # -- driver ---------------------------------------------------------------------------
     def execute(self) -> str | None:
@@ -185,14 +195,20 @@ class Run:
                     self.scratch.use_warm_cache()
                 self.result["cache"] = self.scratch.cache
                 device = devices.resolve(self.request.device, self.backend)
-                backends.check(self.backend, self.request.device)
+                shapes.check_request(self.request)
+                mixed.check_request(self.request)  # workload.assign: torch.compile backends, backend "mixed"
+                if self.backend != "mixed":
+                    backends.check(self.backend, self.request.device)
                 sync = devices.synchronizer(device)
+                stack.enter_context(precision.autocast(self.request, device, self.backend))
                 self.load(device)
                 eager_out, fp64_out = self.eager_reference(sync)
                 # --- tvm: TVM Relax instead of torch.compile (tvm_relax/, docs/tvm.md) ---
                 if self.backend == "tvm":
                     from . import tvm_relax
                     compiled = tvm_relax.backend.compile(self, sync)
+                elif self.backend == "mixed":  # per-submodule backends (mixed.py)
+                    compiled = mixed.compile(self, stack, sync)
                 else:
                     compiled = self.compile(stack, sync)
                 self.measure_latency(compiled, sync)
@@ -207,6 +223,9 @@ class Run:
                 # --- end tvm ---
                 self.check_accuracy(compiled, eager_out, fp64_out)
                 self._record_graphs()
+                mixed.finish(self)
+                if shapes.requested(self.request):  # after the main result is complete (shapes.py)
+                    self.result["shapes"] = shapes.run_phase(self, device, sync, mixed.shape_factory(self))
                 self.result["status"] = "ok"
         except WorkerError as error:
             self._fail(error)
@@ -225,4 +244,7 @@ class Run:
 
 
 def run(request, channel, scratch) -> str | None:
+    if precision.mode_of(request) == "training":  # workload.mode: training steps (training.py)
+        from .training import TrainingRun
+        return TrainingRun(request, channel, scratch).execute()
     return Run(request, channel, scratch).execute()

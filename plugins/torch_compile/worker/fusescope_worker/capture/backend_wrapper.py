@@ -27,8 +27,13 @@ def _delegate(backend: str, options: dict, session):
         def recording_nop(gm, example_inputs):
             session.on_aot_forward(gm)
             return boxed_nop(gm, example_inputs)
+
+        def recording_bw_nop(gm, example_inputs):  # training: the backward graph (capture/backward.py)
+            if hasattr(session, "on_aot_backward"):
+                session.on_aot_backward(gm)
+            return boxed_nop(gm, example_inputs)
         kwargs = {"mode": mode} if mode and mode != "default" else {}
-        return functools.partial(aot_eager, fw_compiler=recording_nop, **kwargs)
+        return functools.partial(aot_eager, fw_compiler=recording_nop, bw_compiler=recording_bw_nop, **kwargs)
     return torch._TorchCompileWrapper(backend, mode, None, dynamic)
 
 

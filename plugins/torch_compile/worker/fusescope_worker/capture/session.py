@@ -11,6 +11,7 @@ import time
 import traceback
 from contextlib import contextmanager
 
+from torch._dynamo import utils as dynamo_utils
 from torch._dynamo.utils import counters
 
 from ..errors import describe
@@ -96,6 +97,10 @@ class CaptureSession:
             if self.first_call_done:
                 self.compiles_after_first_call += 1
             record = GraphRecord(len(self.graphs), {n.name for n in gm.graph.nodes})
+            # Where graph breaks sit among the graphs (graph_breaks.summary): the break that
+            # ended this graph, if any, and how many breaks Dynamo had recorded before it.
+            record.break_reason = getattr(gm, "compile_subgraph_reason", None)
+            record.reasons_before = len(getattr(dynamo_utils, "graph_break_reasons", []))
             self.graphs.append(record)
             self.current = record
 

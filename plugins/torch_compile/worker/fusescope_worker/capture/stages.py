@@ -9,12 +9,22 @@ STAGES = {
     "post_fusion": ("Inductor kernels after fusion", "scheduler"),
 }
 ORDER = list(STAGES)
+# Training (workload.mode = training): the backward graph AOTAutograd builds for a Dynamo graph
+# and Inductor's stages of that graph. Sent after the forward stages, with "pass": "backward".
+BACKWARD_STAGES = {
+    "aot_backward": ("AOTAutograd backward graph", "aten"),
+    "post_grad_backward": ("Inductor post-grad graph (backward)", "aten"),
+    "pre_fusion_backward": ("Inductor scheduler nodes before fusion (backward)", "scheduler"),
+    "post_fusion_backward": ("Inductor kernels after fusion (backward)", "scheduler"),
+}
+BACKWARD_ORDER = list(BACKWARD_STAGES)
+STAGES.update(BACKWARD_STAGES)
 
 
 def fusion_position(name: str, backend_fuses: bool) -> str:
     if not backend_fuses:
         return "none"
-    return "after" if name == "post_fusion" else "before"
+    return "after" if name in ("post_fusion", "post_fusion_backward") else "before"
 
 
 def make(name: str, graph: int, *, backend_fuses: bool, nodes: list, edges: list,

@@ -1,0 +1,78 @@
+"""`workload.precision` (docs/protocol.md, docs/workloads.md "Precision").
+
+fp32 runs the model as it is. bf16 and fp16 run eager and compiled alike under
+torch.autocast(device_type, dtype): the autocast context is entered once for the whole run
+(reference, compile, timing, memory, trace, accuracy), so Dynamo traces under the same autocast
+state the eager series runs under and its guards never see a different one. The fp64 reference is
+unaffected: autocast never casts float64 tensors.
+
+Tolerances (the `tol` of accuracy.py's rule, see docs/workloads.md for the rationale):
+
+| precision | inference | training (first-step outputs and gradients) |
+|---|---|---|
+| fp32 | 1e-3 | 1e-2 |
+| bf16 | 1e-2 | 2e-2 |
+| fp16 | 1e-2 | 2e-2 |
+"""
+import contextlib
+
+import torch
+
+from .errors import BACKEND_UNAVAILABLE, WorkerError
+
+DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+TOLERANCE = {("fp32", "inference"): 1e-3, ("fp32", "training"): 1e-2,
+             ("bf16", "inference"): 1e-2, ("bf16", "training"): 2e-2,
+             ("fp16", "inference"): 1e-2, ("fp16", "training"): 2e-2}
+
+
+def of(request) -> str:
+    return (getattr(request, "workload", None) or {}).get("precision") or "fp32"
+
+
+def mode_of(request) -> str:
+    return (getattr(request, "workload", None) or {}).get("mode") or "inference"
+
+
+def tolerance(precision: str, mode: str) -> float:
+    return TOLERANCE[precision, mode]
+
+
+def accuracy_options(request) -> dict:
+    """Keyword arguments for accuracy.compare under this request's workload."""
+    precision = of(request)
+    return {"tolerance": tolerance(precision, mode_of(request)), "precision": precision}
+
+
+def autocast(request, device: torch.device, backend: str):
+    """The context the whole run executes in; backend_unavailable when the precision cannot be
+    honoured (a backend that does not run under torch.autocast, autocast refusing the dtype)."""
+    precision = of(request)
+    dtype = DTYPES[precision]
+    if dtype is None:
+        return contextlib.nullcontext()
+    if backend == "tvm":
+        raise WorkerError(BACKEND_UNAVAILABLE, f"tvm: precision {precision} is not supported: FuseScope's TVM "
+                          "path compiles an fp32 torch.export program with TVM Relax, and TVM does not apply "
+                          "torch.autocast, so eager under autocast and TVM would not compute the same thing",
+                          backend=backend)
+    if not torch.amp.is_autocast_available(device.type):
+        raise WorkerError(BACKEND_UNAVAILABLE, f"precision {precision} is unavailable: torch {torch.__version__} "
+                          f"has no autocast for device type {device.type}", backend=backend)
+    # torch.autocast only warns (and disables itself) for a dtype the device does not support:
+    # enter it once and look at what it actually enabled.
+    with torch.autocast(device.type, dtype=dtype):
+        enabled = torch.is_autocast_enabled(device.type) and torch.get_autocast_dtype(device.type) == dtype
+    if not enabled:
+        raise WorkerError(BACKEND_UNAVAILABLE, f"precision {precision} is unavailable: torch {torch.__version__} "
+                          f"does not support autocast to {dtype} on {device.type}", backend=backend)
+    return torch.autocast(device.type, dtype=dtype)
+
+
+def backward_context(device: torch.device):
+    """Backward and optimizer step run outside autocast, as torch.amp's documentation asks: the
+    backward ops use the dtypes autocast chose in the forward."""
+    if torch.is_autocast_enabled(device.type):
+        return torch.autocast(device.type, enabled=False)
+    return contextlib.nullcontext()
