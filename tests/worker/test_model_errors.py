@@ -115,3 +115,18 @@ def test_unknown_inductor_option_is_bad_request():
     error = run.one("error")
     assert error["code"] == "bad_request" and "no_such_option" in error["message"], error
     assert run.one("result")["status"] == "failed"
+
+
+def test_nvfuser_on_cpu_is_unavailable_naming_every_missing_piece():
+    """nvFuser runs through Lightning Thunder on NVIDIA GPUs only (backends.py): here it must be
+    listed and refused with the exact reasons, never faked."""
+    import importlib.util
+
+    import torch
+    if torch.cuda.is_available() and importlib.util.find_spec("thunder"):
+        pytest.skip("CUDA and thunder present: nvfuser can run (scripts/gpu-check.sh)")
+    error, _ = failed_run("demo:mlp", backend="nvfuser")
+    assert error["code"] == "backend_unavailable", error
+    assert "NVIDIA GPUs only" in error["message"] and "device is cpu" in error["message"]
+    if not importlib.util.find_spec("thunder"):
+        assert "import thunder failed" in error["message"]

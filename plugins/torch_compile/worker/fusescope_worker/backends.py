@@ -58,7 +58,34 @@ def _cuda_failure() -> str | None:
     return f"needs CUDA, and torch {torch.__version__} sees no CUDA device (torch.cuda.is_available() is False)"
 
 
+# nvFuser has no torch.compile backend of its own since torch 2.1 (nvprims_nvfuser removed); the
+# path today is Lightning Thunder's ThunderCompiler with its nvFuser executor, as a torch.compile
+# backend (docs/worker.md, "nvfuser"). NVIDIA GPUs only.
+NVFUSER = "nvfuser"
+
+
+def _nvfuser_failure(device: str) -> str | None:
+    problems = []
+    if not device.startswith("cuda"):
+        problems.append(f"runs on NVIDIA GPUs only and the device is {device} (use --device cuda)")
+    cuda = _cuda_failure()
+    if cuda:
+        problems.append(cuda)
+    missing = _import_failure("thunder", "thunder.dynamo", "thunder.executors.nvfuserex")
+    if missing:
+        problems.append(f"needs lightning-thunder with nvFuser (pip install lightning-thunder nvfuser-cu12x-torch2x): "
+                        f"{missing}")
+    else:
+        from thunder.executors import nvfuserex
+        if not getattr(nvfuserex, "nvfuserex", None):
+            problems.append("thunder is installed but its nvFuser executor is not (nvfuserex.nvfuserex is None: "
+                            "install the nvfuser wheel matching this torch)")
+    return "; ".join(problems) or None
+
+
 def _unavailable_reason(name: str, device: str) -> str | None:
+    if name == NVFUSER:
+        return _nvfuser_failure(device)
     if name == "inductor":
         if device.startswith("cuda"):
             return _import_failure("triton")
@@ -75,7 +102,9 @@ def _unavailable_reason(name: str, device: str) -> str | None:
 
 
 def names() -> list[str]:
-    return torch._dynamo.list_backends(exclude_tags=())
+    listed = torch._dynamo.list_backends(exclude_tags=())
+    # Not in torch's registry: FuseScope builds it (capture/backend_wrapper.py).
+    return sorted(set(listed) | {NVFUSER})
 
 
 @functools.cache
@@ -98,6 +127,8 @@ def _entry_point_failure(name: str) -> str | None:
 
 
 def _tags(name: str) -> list[str]:
+    if name == NVFUSER:
+        return ["gpu", "thunder"]
     tags = list(getattr(registry._COMPILER_FNS.get(name), "_tags", ()))
     if name in _entry_points():
         tags.append("third_party")

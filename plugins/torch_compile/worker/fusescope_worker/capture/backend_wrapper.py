@@ -34,6 +34,12 @@ def _delegate(backend: str, options: dict, session):
             return boxed_nop(gm, example_inputs)
         kwargs = {"mode": mode} if mode and mode != "default" else {}
         return functools.partial(aot_eager, fw_compiler=recording_nop, bw_compiler=recording_bw_nop, **kwargs)
+    if backend == "nvfuser":
+        # Lightning Thunder as the torch.compile backend, fusing with nvFuser (backends.py checked
+        # that both import and a GPU is there before we get here).
+        from thunder.dynamo import ThunderCompiler
+        from thunder.executors.nvfuserex import nvfuserex
+        return ThunderCompiler(executors=[nvfuserex])
     return torch._TorchCompileWrapper(backend, mode, None, dynamic)
 
 
