@@ -19,6 +19,18 @@ std::optional<int> nonNegative(int v) {
     return v >= 0 ? std::optional<int>(v) : std::nullopt;
 }
 
+bool gradientsFailed(const BackendRun& run) {
+    return run.training && run.training->gradientAccuracy && !run.training->gradientAccuracy->pass;
+}
+
+QString accuracyLine(const char* what, const fusescope::Accuracy& a) {
+    return QString("%1: max abs %2, max rel %3, cosine %4 at %5 (tolerance %6): %7")
+        .arg(what, q(format::scientific(a.maxAbs)), q(format::scientific(a.maxRel)))
+        .arg(a.cosine, 0, 'f', 6)
+        .arg(a.precision.empty() ? QString("fp32") : q(a.precision), q(format::scientific(a.tolerance)),
+             a.pass ? "pass" : "FAIL");
+}
+
 } // namespace
 
 ComparisonModel::ComparisonModel(QObject* parent)
@@ -28,8 +40,19 @@ ComparisonModel::ComparisonModel(QObject* parent)
 void ComparisonModel::setReport(const Report* report) {
     beginResetModel();
     m_report = report;
-    m_liveStatus.assign(report ? report->backends.size() : 0, QString());
+    m_rows = report ? static_cast<int>(report->backends.size()) : 0;
+    m_liveStatus.assign(static_cast<size_t>(m_rows), QString());
     endResetModel();
+}
+
+void ComparisonModel::backendsAdded() {
+    const int count = m_report ? static_cast<int>(m_report->backends.size()) : 0;
+    if (count <= m_rows)
+        return;
+    beginInsertRows({}, m_rows, count - 1);
+    m_rows = count;
+    m_liveStatus.resize(static_cast<size_t>(count));
+    endInsertRows();
 }
 
 void ComparisonModel::backendChanged(int row) {
@@ -46,7 +69,7 @@ void ComparisonModel::setLiveStatus(int row, const QString& text) {
 }
 
 int ComparisonModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->backends.size());
+    return parent.isValid() || !m_report ? 0 : m_rows;
 }
 
 int ComparisonModel::columnCount(const QModelIndex& parent) const {
@@ -102,7 +125,8 @@ QVariant ComparisonModel::display(const BackendRun& run, int column) const {
     case Accuracy:
         if (!run.accuracy)
             return QStringLiteral("-");
-        return q(format::scientific(run.accuracy->maxAbs)) + (run.accuracy->pass ? " pass" : " FAIL");
+        return q(format::scientific(run.accuracy->maxAbs)) + (run.accuracy->pass ? " pass" : " FAIL") +
+               (gradientsFailed(run) ? " grad FAIL" : "");
     case Graphs:
         return q(format::count(nonNegative(run.graphs)));
     case GraphBreaks:
@@ -140,6 +164,44 @@ QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const {
     }
 }
 
+QVariant ComparisonModel::toolTip(const BackendRun& run, int column) const {
+    const auto& t = run.training;
+    switch (column) {
+    case Backend: {
+        if (run.parts.empty())
+            return {};
+        QStringList lines{QStringLiteral("Mixed run: every other module runs eager")};
+        for (const auto& p : run.parts)
+            lines << QString("%1 -> %2: %3 graphs, %4 breaks, %5 s compile")
+                         .arg(q(p.module), q(p.backend), q(format::count(nonNegative(p.graphs))),
+                              q(format::count(nonNegative(p.graphBreaks))), q(format::seconds(p.compileSeconds)));
+        return lines.join('\n');
+    }
+    case CompileSeconds:
+        if (t && (t->compileForwardSeconds || t->compileBackwardSeconds))
+            return QString("Training: forward compile %1 s, backward compile %2 s")
+                .arg(q(format::seconds(t->compileForwardSeconds)), q(format::seconds(t->compileBackwardSeconds)));
+        return {};
+    case MedianMs:
+    case Speedup:
+        if (t)
+            return QString("Training steps (forward, loss, backward, optimizer step)%1")
+                .arg(t->batchSize ? QString(", batch %1").arg(*t->batchSize) : QString());
+        return {};
+    case Accuracy: {
+        QStringList lines;
+        if (run.accuracy)
+            lines << accuracyLine(t ? "outputs (first step)" : "outputs", *run.accuracy);
+        if (t && t->gradientAccuracy)
+            lines << accuracyLine("gradients", *t->gradientAccuracy) +
+                         (t->worstParameter.empty() ? QString() : QString(", worst %1").arg(q(t->worstParameter)));
+        return lines.isEmpty() ? QVariant() : QVariant(lines.join('\n'));
+    }
+    default:
+        return {};
+    }
+}
+
 QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     if (!m_report || !index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
         return {};
@@ -158,7 +220,7 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         if (run.error)
             return q("[" + run.error->code + "] " + run.error->message);
-        return {};
+        return toolTip(run, index.column());
     case Qt::ForegroundRole:
         if (index.column() == Status) {
             if (run.status == RunStatus::Ok)
@@ -168,7 +230,7 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
             if (run.status == RunStatus::Unavailable)
                 return QBrush(QColor(0x80, 0x80, 0x80));
         }
-        if (index.column() == Accuracy && run.accuracy && !run.accuracy->pass)
+        if (index.column() == Accuracy && ((run.accuracy && !run.accuracy->pass) || gradientsFailed(run)))
             return QBrush(QColor(0xb0, 0x20, 0x20));
         return {};
     default:

@@ -33,6 +33,8 @@ public:
 
     void setReport(const Report* report);
     void backendChanged(int row);
+    // Rows the report gained while running (assignment search candidates), appended at the end.
+    void backendsAdded();
     // The live phase text shown in the Status column while a backend runs.
     void setLiveStatus(int row, const QString& text);
 
@@ -44,9 +46,13 @@ public:
 private:
     QVariant display(const BackendRun& run, int column) const;
     QVariant sortValue(const BackendRun& run, int column) const;
+    // Training and mixed-run details of a cell; null when there is nothing more to say.
+    QVariant toolTip(const BackendRun& run, int column) const;
 
     const Report* m_report = nullptr;
     std::vector<QString> m_liveStatus;
+    // Rows announced to views: the report may grow before backendsAdded() is called.
+    int m_rows = 0;
 };
 
 } // namespace fusescope

@@ -1,5 +1,6 @@
 #include "GraphPanel.h"
 
+#include "BreaksPanel.h"
 #include "GraphExport.h"
 #include "GraphScene.h"
 #include "GraphView.h"
@@ -26,6 +27,9 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 QString stageTitle(const StageGraph& s)
 {
     QString title = q(s.key());
+    // Mixed runs: which submodule and backend this graph belongs to.
+    if (!s.module.empty())
+        title += QString(" [%1 \u2192 %2]").arg(q(s.module), q(s.backend));
     if (s.status != StageStatus::Ok)
         title += QString(" (%1)").arg(q(toString(s.status)));
     return title;
@@ -43,6 +47,8 @@ GraphPanel::GraphPanel(QWidget* parent)
     , m_searchStatus(new QLabel)
     , m_stats(new QLabel)
     , m_stack(new QStackedWidget)
+    , m_banners(new QWidget)
+    , m_bannerLayout(new QVBoxLayout(m_banners))
     , m_single(new GraphView)
     , m_compare(new StageCompareWidget)
 {
@@ -88,6 +94,10 @@ GraphPanel::GraphPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
+    m_bannerLayout->setContentsMargins(0, 0, 0, 0);
+    m_bannerLayout->setSpacing(2);
+    m_banners->setVisible(false);
+    layout->addWidget(m_banners);
     layout->addWidget(m_stack, 1);
     layout->addWidget(m_stats);
 
@@ -169,6 +179,7 @@ void GraphPanel::onBackendChanged()
     m_right->clear();
     if (!m_run) {
         m_stats->setText(tr("No captured stages yet: run a comparison or open a report."));
+        updateBreakBanners();
         return;
     }
     int pre = -1, post = -1;
@@ -196,6 +207,7 @@ void GraphPanel::onBackendChanged()
 
 void GraphPanel::onStagesChanged()
 {
+    updateBreakBanners();
     if (!m_run)
         return;
     const QString left = m_left->currentData().toString();
@@ -250,6 +262,96 @@ int GraphPanel::showKernel(const QString& backend, const QString& kernel)
     // The same kernel launched in other blocks came from other nodes: mark those too.
     m_compare->beforeView()->highlightNodes(nodes);
     return nodes.size();
+}
+
+bool GraphPanel::showDynamoGraph(const QString& backend, int graph)
+{
+    showBackend(backend);
+    if (!m_run || m_backend->currentText() != backend)
+        return false;
+    for (const auto& s : m_run->stages)
+        if (s.name == "dynamo_fx" && s.graph == graph) {
+            const int idx = m_left->findData(q(s.key()));
+            if (idx < 0)
+                return false;
+            {
+                QSignalBlocker blockCheck(m_sideBySide);
+                QSignalBlocker blockLeft(m_left);
+                m_sideBySide->setChecked(false);
+                m_left->setCurrentIndex(idx);
+            }
+            onStagesChanged();
+            return true;
+        }
+    return false;
+}
+
+QStringList GraphPanel::breakBanners() const
+{
+    QStringList out;
+    if (!m_banners->isHidden())
+        for (auto* b : m_bannerButtons)
+            out << b->text();
+    return out;
+}
+
+void GraphPanel::updateBreakBanners()
+{
+    for (auto* b : m_bannerButtons) {
+        m_bannerLayout->removeWidget(b);
+        b->hide();
+        b->deleteLater();
+    }
+    m_bannerButtons.clear();
+    // A break sits between Dynamo graphs: mark it on the Dynamo graph it ended (or, for a break
+    // before any graph, on graph 0), and on the backend's later stages of that graph, which all
+    // compile it.
+    QList<const StageGraph*> shown;
+    if (m_run) {
+        shown << m_run->findStage(m_left->currentData().toString().toStdString());
+        if (m_sideBySide->isChecked())
+            shown << m_run->findStage(m_right->currentData().toString().toStdString());
+    }
+    QList<int> graphs;
+    QList<int> dynamoShown;
+    for (const StageGraph* s : shown) {
+        if (!s)
+            continue;
+        if (!graphs.contains(s->graph))
+            graphs << s->graph;
+        if (s->name == "dynamo_fx")
+            dynamoShown << s->graph;
+    }
+    const QString backend = m_backend->currentText();
+    for (int g : graphs)
+        for (size_t i = 0; i < m_run->breakReasons.size(); ++i) {
+            const GraphBreak& b = m_run->breakReasons[i];
+            if (graphShowingBreak(b) != g)
+                continue;
+            QString where = b.file.empty() ? tr("no source location") : q(b.file);
+            if (!b.file.empty() && b.line > 0)
+                where += QString(":%1").arg(b.line);
+            const QString graph = dynamoShown.contains(g) ? tr("this graph") : tr("Dynamo graph %1").arg(g);
+            QString text = QString::fromUtf8("\u26A0 ") +
+                           (b.graph == 0 ? tr("Graph break before %1: %2 \u2014 %3")
+                                         : tr("Graph break after %1: %2 \u2014 %3"))
+                               .arg(graph, q(b.reason), where);
+            if (graphs.size() > 1)
+                text = tr("[graph %1] ").arg(g) + text;
+            auto* button = new QPushButton(text);
+            button->setObjectName("graphBreakBanner");
+            button->setToolTip(tr("%1\nClick (or Space) to open the source in the Breaks tab (Alt+5)")
+                                   .arg(q(b.detail.empty() ? b.reason : b.detail)));
+            button->setCursor(Qt::PointingHandCursor);
+            button->setStyleSheet("QPushButton { text-align: left; padding: 5px 8px; font-weight: bold;"
+                                  " background: #fff4d6; color: #6b4a00; border: 1px solid #e0a800; }"
+                                  "QPushButton:focus { border: 2px solid #3a7bd5; }");
+            connect(button, &QPushButton::clicked, this,
+                    [this, backend, i] { emit breakActivated(backend, static_cast<int>(i)); });
+            m_bannerLayout->addWidget(button);
+            m_bannerButtons << button;
+        }
+    m_banners->setVisible(!m_bannerButtons.isEmpty());
 }
 
 void GraphPanel::focusSearch()

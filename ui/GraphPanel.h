@@ -11,7 +11,9 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QStackedWidget;
+class QVBoxLayout;
 
 namespace fusescope {
 
@@ -36,9 +38,18 @@ public:
     // after-fusion view and highlights the nodes it came from; returns how many nodes that is.
     int showKernel(const QString& backend, const QString& kernel);
 
+    // Shows `backend`'s Dynamo graph `graph` (its dynamo_fx stage) alone; false when it has none.
+    bool showDynamoGraph(const QString& backend, int graph);
+    // The "graph break" banners over the view, one per break at the shown Dynamo graph(s).
+    QStringList breakBanners() const;
+
     GraphView* primaryView() const;
     StageCompareWidget* compareWidget() const { return m_compare; }
     bool sideBySide() const;
+
+signals:
+    // A break banner was clicked: break `breakIndex` of `backend`'s breakReasons.
+    void breakActivated(const QString& backend, int breakIndex);
 
 public slots:
     void focusSearch();
@@ -52,6 +63,7 @@ private:
     void onStagesChanged();
     void runSearch();
     void exportView(GraphView* view);
+    void updateBreakBanners();
     const BackendRun* currentRun() const;
 
     const Report* m_report = nullptr;
@@ -65,6 +77,9 @@ private:
     QLabel* m_stats;
     QList<QWidget*> m_searchRow;
     QStackedWidget* m_stack;
+    QWidget* m_banners;
+    QVBoxLayout* m_bannerLayout;
+    QList<QPushButton*> m_bannerButtons;
     GraphView* m_single;
     StageCompareWidget* m_compare;
 };

@@ -2,10 +2,15 @@
 
 #include "ComparisonModel.h"
 #include "BackendCharts.h"
+#include "BreaksPanel.h"
 #include "GraphPanel.h"
+#include "ModuleAssignPanel.h"
+#include "RecommendationPanel.h"
+#include "ShapesPanel.h"
 #include "TracePanel.h"
 #include "RecentFiles.h"
 #include "WidgetExport.h"
+#include "WorkloadOptions.h"
 #include "analysis/Format.h"
 #include "capture/CompileOptions.h"
 #include "report/ReportFile.h"
@@ -51,6 +56,13 @@ const QStringList kModelChoices = {"demo:mlp",  "demo:cnn", "demo:transformer", 
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
+}
+
+// settings["workload"] of a report, or null (reports written before workloads have none).
+nlohmann::json workloadSettings(const Report& report) {
+    if (!report.settings.is_object() || !report.settings.contains("workload"))
+        return nullptr;
+    return report.settings["workload"];
 }
 
 } // namespace
@@ -118,6 +130,17 @@ void MainWindow::buildActions() {
     charts->setShortcut(QKeySequence(Qt::ALT | Qt::Key_3));
     auto* traces = view->addAction(tr("&Traces"), this, [this] { m_tabs->setCurrentWidget(m_traces); });
     traces->setShortcut(QKeySequence(Qt::ALT | Qt::Key_4));
+    auto* breaks = view->addAction(tr("&Breaks"), this, [this] { m_tabs->setCurrentWidget(m_breaks); });
+    breaks->setShortcut(QKeySequence(Qt::ALT | Qt::Key_5));
+    auto* shapes = view->addAction(tr("&Shapes"), this, [this] { m_tabs->setCurrentWidget(m_shapes); });
+    shapes->setShortcut(QKeySequence(Qt::ALT | Qt::Key_6));
+    auto* modules = view->addAction(tr("&Modules"), this, [this] { m_tabs->setCurrentWidget(m_modules); });
+    modules->setShortcut(QKeySequence(Qt::ALT | Qt::Key_7));
+    auto* recommendation = view->addAction(tr("&Recommendation Goal"), this, [this] {
+        m_tabs->setCurrentIndex(0);
+        m_recommendation->goalBox()->setFocus();
+    });
+    recommendation->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -172,6 +195,58 @@ void MainWindow::setViewsReport(const Report* report)
     m_graphs->setReport(report);
     m_charts->setReport(report);
     m_traces->setReport(report);
+    m_recommendation->setReport(report);
+    m_breaks->setReport(report);
+    m_shapes->setReport(report);
+    refreshSummaries();
+}
+
+void MainWindow::refreshSummaries()
+{
+    m_recommendation->refresh();
+    m_breaks->refresh();
+    m_shapes->refresh();
+    // The model's submodules arrive with the first backend that loaded it.
+    const std::vector<ModuleInfo>* modules = &m_report->model.modules;
+    for (const auto& run : m_report->backends)
+        if (modules->empty() && run.model && !run.model->modules.empty())
+            modules = &run.model->modules;
+    const QString modelName = q(m_report->model.name.empty() ? m_report->modelSpec : m_report->model.name);
+    m_modules->setModules(*modules, modelName);
+    m_workloadLabel->setText(tr("Workload: %1").arg(workloadSummary(workloadSettings(*m_report))));
+    m_workloadLabel->setVisible(!m_report->backends.empty());
+}
+
+void MainWindow::showWorkloadOf(const Report& report)
+{
+    m_workload->showSettings(workloadSettings(report), report.search.is_object());
+}
+
+void MainWindow::addBackendEntry(const QString& label)
+{
+    QStringList names = checkedBackends();
+    if (!names.contains(label))
+        names << label;
+    setBackends(names);
+    m_statusLabel->setText(tr("%1 added to the backends: press Ctrl+R to run.").arg(label));
+}
+
+void MainWindow::updateModuleBackendChoices()
+{
+    // Submodules can only get torch.compile backends (docs/workloads.md, "Mixed backends").
+    QStringList choices;
+    for (int i = 0; i < m_backendList->count(); ++i) {
+        const auto* item = m_backendList->item(i);
+        const std::string name = item->text().toStdString();
+        if (!(item->flags() & Qt::ItemIsUserCheckable) || isMixedLabel(name))
+            continue;
+        const std::string backend = requestFor(name, RunRequest{}).backend;
+        const auto family = std::find_if(m_families.begin(), m_families.end(),
+                                         [&backend](const auto& f) { return f->handles(backend); });
+        if (family != m_families.end() && (*family)->id() == "torch_compile")
+            choices << item->text();
+    }
+    m_modules->setBackendChoices(choices);
 }
 
 void MainWindow::onKernelSelected(const QString& name)
@@ -261,7 +336,11 @@ void MainWindow::buildLayout() {
     form->addRow(tr("dynamic"), m_dynamic);
     form->addRow(tr("Inductor"), m_inductorConfig);
     form->addRow(m_trace);
+    m_workload = new WorkloadOptions;
+    form->addRow(m_workload);
     backendLayout->addWidget(options);
+    connect(m_backendList->model(), &QAbstractItemModel::rowsInserted, this, &MainWindow::updateModuleBackendChoices);
+    connect(m_backendList->model(), &QAbstractItemModel::dataChanged, this, &MainWindow::updateModuleBackendChoices);
     auto* dock = new QDockWidget(tr("Backends"), this);
     dock->setObjectName("backendsDock");
     dock->setWidget(backendPane);
@@ -290,11 +369,22 @@ void MainWindow::buildLayout() {
     m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_details->setPlaceholderText(tr("Select a backend to see its stages, errors and worker log."));
 
+    m_workloadLabel = new QLabel;
+    m_workloadLabel->setVisible(false);
+    m_workloadLabel->setToolTip(tr("What every backend of this comparison ran (Options: Mode, Precision, Shapes)"));
+    auto* tablePane = new QWidget;
+    auto* tableLayout = new QVBoxLayout(tablePane);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(m_workloadLabel);
+    tableLayout->addWidget(m_table, 1);
+    m_recommendation = new RecommendationPanel;
     auto* splitter = new QSplitter(Qt::Vertical);
-    splitter->addWidget(m_table);
+    splitter->addWidget(tablePane);
+    splitter->addWidget(m_recommendation);
     splitter->addWidget(m_details);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(2, 2);
     connect(m_table, &QTableView::doubleClicked, this, &MainWindow::showGraphsOf);
 
     m_graphs = new GraphPanel;
@@ -309,6 +399,29 @@ void MainWindow::buildLayout() {
     m_traces->setReport(m_report);
     m_tabs->addTab(m_traces, tr("Traces"));
     connect(m_traces, &TracePanel::kernelSelected, this, &MainWindow::onKernelSelected);
+    m_breaks = new BreaksPanel;
+    m_tabs->addTab(m_breaks, tr("Breaks"));
+    m_shapes = new ShapesPanel;
+    m_tabs->addTab(m_shapes, tr("Shapes"));
+    m_modules = new ModuleAssignPanel;
+    m_tabs->addTab(m_modules, tr("Modules"));
+    const QStringList tips = {tr("Alt+1"), tr("Alt+2"), tr("Alt+3"), tr("Alt+4"),
+                              tr("Alt+5: graph breaks and their source"), tr("Alt+6: latency per input shape"),
+                              tr("Alt+7: pick backends per submodule for a mixed run")};
+    for (int i = 0; i < m_tabs->count() && i < tips.size(); ++i)
+        m_tabs->setTabToolTip(i, tips[i]);
+    connect(m_graphs, &GraphPanel::breakActivated, this, [this](const QString& backend, int index) {
+        m_breaks->showBreak(backend, index);
+        m_tabs->setCurrentWidget(m_breaks);
+    });
+    connect(m_breaks, &BreaksPanel::showGraphRequested, this, [this](const QString& backend, int graph) {
+        if (m_graphs->showDynamoGraph(backend, graph))
+            m_tabs->setCurrentWidget(m_graphs);
+        else
+            m_statusLabel->setText(tr("%1 has no captured Dynamo graph %2").arg(backend).arg(graph));
+    });
+    connect(m_modules, &ModuleAssignPanel::mixedRunRequested, this, &MainWindow::addBackendEntry);
+    updateModuleBackendChoices();
     setCentralWidget(m_tabs);
     setAcceptDrops(true);
 
@@ -403,26 +516,26 @@ void MainWindow::startRun() {
         m_statusLabel->setText(tr("Choose a model and at least one backend."));
         return;
     }
-    m_session = std::make_unique<CompareSession>(familyPointers(m_families));
-    RunRequest base;
-    base.model = model.toStdString();
-    base.captureTrace = m_trace->isChecked();
-    base.options["fullgraph"] = m_fullgraph->isChecked();
-    const QString dynamic = m_dynamic->currentText();
-    base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
-    std::vector<std::string> items;
-    for (const QString& item : m_inductorConfig->text().split(',', Qt::SkipEmptyParts))
-        items.push_back(item.toStdString());
-    auto inductor = parseInductorConfig(items);
-    if (!inductor) {
-        m_statusLabel->setText(q(inductor.error().message));
+    auto request = baseRequest();
+    if (!request) {
+        m_statusLabel->setText(q(request.error().message));
+        if (!m_workload->shapesProblem().isEmpty())
+            m_workload->shapesEdit()->setFocus();
         return;
     }
-    base.options["inductor"] = inductor.value();
+    const RunRequest base = request.value();
+    m_session = std::make_unique<CompareSession>(familyPointers(m_families));
+    m_session->setSearchAssignments(m_workload->searchAssignments());
     std::vector<std::string> names;
     for (const auto& b : backends)
         names.push_back(b.toStdString());
 
+    connect(m_session.get(), &CompareSession::backendAdded, this, [this](int row) {
+        m_model->backendsAdded();
+        m_charts->backendUpdated(row);
+        m_traces->backendChanged(row);
+        m_recommendation->refresh();
+    });
     connect(m_session.get(), &CompareSession::backendStarted, this, [this](int row) {
         m_model->backendChanged(row);
         // The run streams into the job's BackendRun until it finishes: chart that one live.
@@ -430,7 +543,7 @@ void MainWindow::startRun() {
         m_statusLabel->setText(tr("Running %1...").arg(q(m_session->report().backends[row].name)));
     });
     connect(m_session.get(), &CompareSession::backendEvent, this,
-            [this, count = names.size()](int row, const StreamEvent& ev) {
+            [this](int row, const StreamEvent& ev) {
                 if (ev.kind == StreamEvent::Kind::Samples) {
                     m_charts->samplesArrived(row);
                     return;
@@ -439,7 +552,9 @@ void MainWindow::startRun() {
                     return;
                 m_model->setLiveStatus(
                     row, q(ev.phase) + (ev.fraction >= 0 ? QString(" %1%").arg(int(ev.fraction * 100)) : ""));
-                const double overall = (row + std::max(0.0, ev.fraction)) / double(count);
+                // Search candidates append rows while running: the total is the report's, now.
+                const double overall =
+                    (row + std::max(0.0, ev.fraction)) / double(m_session->report().backends.size());
                 m_progress->setValue(int(overall * 1000));
                 m_statusLabel->setText(
                     tr("%1: %2").arg(q(m_session->report().backends[row].name), q(ev.message)));
@@ -450,6 +565,7 @@ void MainWindow::startRun() {
         m_charts->backendUpdated(row);
         m_graphs->backendUpdated(row);
         m_traces->backendChanged(row);
+        refreshSummaries();
         showDetails();
     });
     connect(m_session.get(), &CompareSession::finished, this, [this] {
@@ -469,8 +585,29 @@ void MainWindow::startRun() {
     setViewsReport(m_report);
     RecentFiles::add(model);
     rebuildRecentMenu();
-    setWindowTitle(QString("FuseScope - %1").arg(model));
+    setWindowTitle(QString("FuseScope - %1 (%2)").arg(model, workloadSummary(base.workload.toProtocol())));
     updateRunState();
+}
+
+Result<RunRequest> MainWindow::baseRequest() const {
+    RunRequest base;
+    base.model = m_modelCombo->currentText().trimmed().toStdString();
+    base.captureTrace = m_trace->isChecked();
+    base.options["fullgraph"] = m_fullgraph->isChecked();
+    const QString dynamic = m_dynamic->currentText();
+    base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+    std::vector<std::string> items;
+    for (const QString& item : m_inductorConfig->text().split(',', Qt::SkipEmptyParts))
+        items.push_back(item.toStdString());
+    auto inductor = parseInductorConfig(items);
+    if (!inductor)
+        return inductor.error();
+    base.options["inductor"] = inductor.value();
+    auto workload = m_workload->workload();
+    if (!workload)
+        return workload.error();
+    base.workload = workload.value();
+    return base;
 }
 
 void MainWindow::cancelRun() {
@@ -505,9 +642,12 @@ bool MainWindow::openReport(const QString& path) {
     m_reportPath = path;
     if (!m_report->modelSpec.empty())
         setModelSpec(q(m_report->modelSpec));
+    showWorkloadOf(*m_report);
     RecentFiles::add(QFileInfo(path).absoluteFilePath());
     rebuildRecentMenu();
-    setWindowTitle(QString("FuseScope - %1").arg(QFileInfo(path).fileName()));
+    setWindowTitle(QString("FuseScope - %1 (%2)")
+                       .arg(QFileInfo(path).fileName(),
+                            workloadSummary(workloadSettings(*m_report))));
     m_statusLabel->setText(tr("Opened %1").arg(path));
     m_table->selectRow(0);
     updateRunState();

@@ -22,8 +22,13 @@ class QTabWidget;
 
 namespace fusescope {
 
+class BreaksPanel;
 class ComparisonModel;
 class GraphPanel;
+class ModuleAssignPanel;
+class RecommendationPanel;
+class ShapesPanel;
+class WorkloadOptions;
 class BackendCharts;
 class TracePanel;
 
@@ -45,11 +50,20 @@ public:
     GraphPanel* graphPanel() const { return m_graphs; }
     BackendCharts* charts() const { return m_charts; }
     TracePanel* tracePanel() const { return m_traces; }
+    RecommendationPanel* recommendationPanel() const { return m_recommendation; }
+    BreaksPanel* breaksPanel() const { return m_breaks; }
+    ShapesPanel* shapesPanel() const { return m_shapes; }
+    ModuleAssignPanel* modulesPanel() const { return m_modules; }
+    WorkloadOptions* workloadOptions() const { return m_workload; }
+    QStringList checkedBackends() const;
+    // The request every backend of the next run starts from (model, options, workload), or what
+    // is wrong with the options.
+    Result<RunRequest> baseRequest() const;
     // Opens whatever a user hands over: a .fscope report, or a model file / spec to run.
     void openPath(const QString& path);
     // Switches to the Graphs tab on a backend's stages.
     void showGraphs(const QString& backend);
-    // "comparison", "graphs", "charts" or "traces".
+    // A tab by its title: comparison, graphs, charts, traces, breaks, shapes or modules.
     void showTab(const QString& name);
     bool isRunning() const { return m_session && m_session->running(); }
 
@@ -77,7 +91,11 @@ private:
     void onKernelSelected(const QString& name);
     void showDetails();
     void updateRunState();
-    QStringList checkedBackends() const;
+    // The panels that summarise every backend: recommendation, breaks, shapes, modules.
+    void refreshSummaries();
+    void updateModuleBackendChoices();
+    void addBackendEntry(const QString& label);
+    void showWorkloadOf(const Report& report);
 
     std::vector<std::unique_ptr<BackendFamily>> m_families;
     std::unique_ptr<CompareSession> m_session;
@@ -98,6 +116,12 @@ private:
     GraphPanel* m_graphs = nullptr;
     BackendCharts* m_charts = nullptr;
     TracePanel* m_traces = nullptr;
+    RecommendationPanel* m_recommendation = nullptr;
+    BreaksPanel* m_breaks = nullptr;
+    ShapesPanel* m_shapes = nullptr;
+    ModuleAssignPanel* m_modules = nullptr;
+    WorkloadOptions* m_workload = nullptr;
+    QLabel* m_workloadLabel = nullptr;
     QMenu* m_recentMenu = nullptr;
     QPlainTextEdit* m_details = nullptr;
     QProgressBar* m_progress = nullptr;

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot("screenshot",
                                   "Save a PNG of the window after the run and quit (for docs/tests)", "file");
     QCommandLineOption graphs("graphs", "Open the Graphs tab on this backend's stages", "backend");
-    QCommandLineOption tab("tab", "Open on a tab: comparison, graphs, charts or traces", "name");
+    QCommandLineOption tab("tab", "Open on a tab: comparison, graphs, charts, traces, breaks, shapes or modules", "name");
     parser.addOptions({backends, run, screenshot, graphs, tab});
     parser.process(app);
 
