@@ -13,7 +13,8 @@ std::vector<std::unique_ptr<BackendFamily>> createBackendFamilies() {
     if (!worker.environment.contains("FUSESCOPE_CUPTI_LIB"))
         worker.environment.insert("FUSESCOPE_CUPTI_LIB", QStringLiteral(FUSESCOPE_CUPTI_LIB_PATH));
 #endif
-    // Before TorchCompileFamily, which claims every name: torchscript and torchscript_nnc are ours.
+    // Before TorchCompileFamily, which claims every name: torchscript, torchscript_nnc and
+    // aot_inductor are ours.
     families.push_back(std::make_unique<LibTorchFamily>(worker));
     families.push_back(std::make_unique<TvmFamily>(worker));
     families.push_back(std::make_unique<TorchCompileFamily>(std::move(worker)));

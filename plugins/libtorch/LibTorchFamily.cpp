@@ -1,5 +1,6 @@
 #include "LibTorchFamily.h"
 
+#include "AotInductorRunner.h"
 #include "LibTorchJob.h"
 #include "TorchScriptRunner.h"
 
@@ -15,11 +16,14 @@ std::vector<BackendInfo> LibTorchFamily::probe() {
     BackendInfo nnc{"torchscript_nnc", id(), true, {}, {"cpu", "in-process", "libtorch", "fusion"}};
     if (codegen != "llvm")
         nnc.reason = "this LibTorch has no LLVM: NNC's fused kernels run on its IR interpreter (slow)";
-    return {plain, nnc};
+    const std::string aotiMissing = AotInductorRunner::unavailableReason();
+    BackendInfo aoti{
+        "aot_inductor", id(), aotiMissing.empty(), aotiMissing, {"cpu", "in-process", "libtorch", "fusion"}};
+    return {plain, nnc, aoti};
 }
 
 bool LibTorchFamily::handles(const std::string& backend) const {
-    return backend == "torchscript" || backend == "torchscript_nnc";
+    return backend == "torchscript" || backend == "torchscript_nnc" || backend == "aot_inductor";
 }
 
 std::unique_ptr<BackendJob> LibTorchFamily::createJob(const RunRequest& request, QObject* parent) {

@@ -5,8 +5,9 @@
 
 namespace fusescope {
 
-// TorchScript run in-process by LibTorch: `torchscript` (the plain interpreter) and
-// `torchscript_nnc` (the profiling executor with the NNC fuser on the CPU). docs/libtorch.md.
+// Models run in-process by LibTorch: `torchscript` (the plain interpreter), `torchscript_nnc`
+// (the profiling executor with the NNC fuser on the CPU) and `aot_inductor` (an AOTInductor
+// package loaded with AOTIModelPackageLoader). docs/libtorch.md.
 class LibTorchFamily : public BackendFamily {
 public:
     explicit LibTorchFamily(WorkerConfig config);

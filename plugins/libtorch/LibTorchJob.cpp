@@ -1,5 +1,6 @@
 #include "LibTorchJob.h"
 
+#include "AotInductorRunner.h"
 #include "TorchScriptRunner.h"
 #include "model/JsonUtil.h"
 #include "stream/WorkerStream.h"
@@ -20,13 +21,15 @@ std::string tailLines(const std::string& text, int count) {
     return pos == std::string::npos ? text : text.substr(pos + 1);
 }
 
+bool isAotInductor(const std::string& backend) {
+    return backend == "aot_inductor";
+}
+
 } // namespace
 
 struct LibTorchJob::Export {
-    QString dir; // the temporary directory this job created for the export
-    std::string modelPath;
-    std::string dataPath;
-    std::string method;
+    QString dir;        // the temporary directory this job created for the export
+    std::string method; // TorchScript: script or trace
     nlohmann::json reply;
 };
 
@@ -82,7 +85,8 @@ void LibTorchJob::work() {
     runLibTorch(exported);
 }
 
-// Step 1: the worker loads, scripts and saves the model and times eager (docs/libtorch.md).
+// Step 1: the worker loads, scripts (TorchScript) or compiles and packages (AOTInductor, its
+// stages stream from there) and saves the model, and times eager (docs/libtorch.md).
 bool LibTorchJob::exportModel(Export& out) {
     QTemporaryDir dir; // kept only when the export succeeds; the run removes it at its end
     if (m_request.device != "cpu") {
@@ -92,7 +96,9 @@ bool LibTorchJob::exportModel(Export& out) {
                         {}});
         return false;
     }
-    const nlohmann::json request = {{"type", "export_torchscript"},
+    const bool aoti = isAotInductor(m_request.backend);
+    const std::string replyType = aoti ? "aoti_exported" : "torchscript_exported";
+    const nlohmann::json request = {{"type", aoti ? "export_aoti" : "export_torchscript"},
                                     {"id", m_request.backend},
                                     {"model", m_request.model},
                                     {"device", "cpu"},
@@ -123,6 +129,7 @@ bool LibTorchJob::exportModel(Export& out) {
     BackendRun scratch;
     WorkerStream stream(scratch);
     std::string stderrTail;
+    size_t stagesTaken = 0, codeTaken = 0;
     auto handle = [&](const std::vector<StreamEvent>& events) {
         for (const auto& ev : events) {
             if (ev.kind == StreamEvent::Kind::Hello) {
@@ -140,12 +147,23 @@ bool LibTorchJob::exportModel(Export& out) {
                     m_run.eagerSamplesMs.insert(m_run.eagerSamplesMs.end(), ms.begin(), ms.end());
                     emit event(ev);
                 });
+            } else if (ev.kind == StreamEvent::Kind::Stage && stagesTaken < scratch.stages.size()) {
+                // feed() applies a whole chunk before returning its events: take stages in order.
+                post([this, stage = scratch.stages[stagesTaken++], ev] {
+                    m_run.stages.push_back(stage);
+                    emit event(ev);
+                });
+            } else if (ev.kind == StreamEvent::Kind::Code && codeTaken < scratch.code.size()) {
+                post([this, code = scratch.code[codeTaken++], ev] {
+                    m_run.code.push_back(code);
+                    emit event(ev);
+                });
             } else if (ev.kind == StreamEvent::Kind::Progress) {
                 StreamEvent scaled = ev; // the export is the first 30 % of the run
                 scaled.fraction = ev.fraction < 0 ? -1 : ev.fraction * 0.3;
                 post([this, scaled] { emit event(scaled); });
             } else if (ev.kind == StreamEvent::Kind::Unknown &&
-                       jsonutil::valueOr<std::string>(ev.payload, "type", "") == "torchscript_exported") {
+                       jsonutil::valueOr<std::string>(ev.payload, "type", "") == replyType) {
                 out.reply = ev.payload;
             }
         }
@@ -198,8 +216,6 @@ bool LibTorchJob::exportModel(Export& out) {
                         {}});
         return false;
     }
-    out.modelPath = jsonutil::valueOr<std::string>(out.reply, "model_path", "");
-    out.dataPath = jsonutil::valueOr<std::string>(out.reply, "data_path", "");
     out.method = jsonutil::valueOr<std::string>(out.reply, "method", "");
     out.dir = dir.path();
     dir.setAutoRemove(false);
@@ -208,27 +224,41 @@ bool LibTorchJob::exportModel(Export& out) {
 
 // Steps 2-4: load, optimize and capture the stages, time, check accuracy, all in this thread.
 void LibTorchJob::runLibTorch(const Export& exported) {
+    const bool aoti = isAotInductor(m_request.backend);
     const bool nnc = m_request.backend == "torchscript_nnc";
     auto removeExport = [&] {
         if (!exported.dir.isEmpty())
             QDir(exported.dir).removeRecursively();
     };
-    nlohmann::json info = {{"export_method", exported.method}};
+    nlohmann::json info = nlohmann::json::object();
+    if (!exported.method.empty())
+        info["export_method"] = exported.method;
     if (auto it = exported.reply.find("script_error"); it != exported.reply.end() && !it->is_null())
         info["script_error"] = *it;
     std::optional<RunError> failure;
     std::optional<Accuracy> accuracy;
     double compileSeconds = 0, firstCall = 0;
+    std::optional<double> captureOverhead;
     {
-        TorchScriptRunner runner(nnc ? TorchScriptRunner::Mode::Nnc : TorchScriptRunner::Mode::Interpreter);
-        progress("compile", 0.3, "loading " + exported.method + "ed TorchScript into LibTorch");
-        failure = runner.load(exported.modelPath, exported.dataPath);
+        std::unique_ptr<LibTorchRunner> runner;
+        if (aoti)
+            runner = std::make_unique<AotInductorRunner>();
+        else
+            runner = std::make_unique<TorchScriptRunner>(nnc ? TorchScriptRunner::Mode::Nnc
+                                                             : TorchScriptRunner::Mode::Interpreter);
+        progress("compile", 0.3,
+                 aoti ? "reading the example inputs of the AOTInductor package"
+                      : "loading " + exported.method + "ed TorchScript into LibTorch");
+        failure = runner->load(exported.reply);
         if (!failure && !stopRequested()) {
-            progress("compile", 0.35, nnc ? "profiling runs until NNC fuses" : "first call");
-            failure = runner.compile();
-            compileSeconds = runner.compileSeconds();
-            firstCall = runner.firstCallSeconds();
-            for (const auto& stage : runner.stages()) {
+            progress("compile", 0.35,
+                     aoti ? "loading the AOTInductor package (AOTIModelPackageLoader), first call"
+                          : (nnc ? "profiling runs until NNC fuses" : "first call"));
+            failure = runner->compile();
+            compileSeconds = runner->compileSeconds();
+            firstCall = runner->firstCallSeconds();
+            captureOverhead = runner->captureOverheadSeconds();
+            for (const auto& stage : runner->stages()) {
                 StreamEvent ev;
                 ev.kind = StreamEvent::Kind::Stage;
                 ev.message = stage.key();
@@ -240,8 +270,9 @@ void LibTorchJob::runLibTorch(const Export& exported) {
             }
         }
         if (!failure && !stopRequested()) {
-            progress("measure", 0.5, "timing the TorchScript module");
-            failure = runner.measure(
+            progress("measure", 0.5,
+                     aoti ? "timing the AOTInductor package" : "timing the TorchScript module");
+            failure = runner->measure(
                 m_request.measure, [this] { return stopRequested(); },
                 [this](std::vector<double> ms) {
                     StreamEvent ev;
@@ -256,18 +287,19 @@ void LibTorchJob::runLibTorch(const Export& exported) {
         }
         if (!failure && !stopRequested()) {
             progress("accuracy", 0.95, "comparing with the eager reference outputs");
-            failure = runner.checkAccuracy();
-            accuracy = runner.accuracy();
+            failure = runner->checkAccuracy();
+            accuracy = runner->accuracy();
         }
-        info.update(runner.info());
+        info.update(runner->info());
     }
     removeExport();
     const double eagerFirst = jsonutil::valueOr<double>(exported.reply, "eager_first_call_s", 0.0);
-    post([this, compileSeconds, firstCall, accuracy, info, eagerFirst] {
+    post([this, compileSeconds, firstCall, captureOverhead, accuracy, info, eagerFirst] {
         if (compileSeconds > 0)
             m_run.compileSeconds = compileSeconds;
         if (firstCall > 0)
             m_run.firstCallSeconds = firstCall;
+        m_run.captureOverheadSeconds = captureOverhead;
         m_run.accuracy = accuracy;
         m_run.options["libtorch"] = info;
         m_run.options["libtorch"]["eager_first_call_s"] = eagerFirst;

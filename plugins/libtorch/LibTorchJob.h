@@ -12,10 +12,11 @@ class QThread;
 
 namespace fusescope {
 
-// One torchscript / torchscript_nnc run (docs/libtorch.md). The Python worker exports the model
-// (export_torchscript) and times eager; LibTorch then loads, optimizes, times and checks the
-// module in-process. All of it runs on a thread of the job's own: results reach the owner's
-// thread as queued calls that update run() and emit event(), then finished().
+// One torchscript / torchscript_nnc / aot_inductor run (docs/libtorch.md). The Python worker
+// exports the model (export_torchscript; export_aoti, which also streams the stages) and times
+// eager; a LibTorchRunner then loads, optimizes, times and checks it in-process. All of it runs on a thread
+// of the job's own: results reach the owner's thread as queued calls that update run() and emit event(), then
+// finished().
 class LibTorchJob : public BackendJob {
     Q_OBJECT
 public:

@@ -1,10 +1,10 @@
 #include "TorchScriptRunner.h"
 
+#include "LibTorchUtil.h"
 #include "TorchScriptGraph.h"
 
 #include <ATen/Parallel.h>
 #include <chrono>
-#include <cmath>
 #include <torch/csrc/jit/codegen/fuser/interface.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
@@ -43,23 +43,6 @@ struct JitSettings {
         torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = mustLlvm;
     }
 };
-
-// Every tensor of an output, in order: tuples, lists and dict values are walked depth first
-// (the order pytree's tree_leaves gives on the Python side).
-void flatten(const c10::IValue& value, std::vector<at::Tensor>& out) {
-    if (value.isTensor()) {
-        out.push_back(value.toTensor());
-    } else if (value.isTuple()) {
-        for (const auto& v : value.toTupleRef().elements())
-            flatten(v, out);
-    } else if (value.isList()) {
-        for (const auto& v : value.toListRef())
-            flatten(v, out);
-    } else if (value.isGenericDict()) {
-        for (const auto& entry : value.toGenericDict())
-            flatten(entry.value(), out);
-    }
-}
 
 bool containsKind(const torch::jit::Block* block, const char* kind) {
     for (const auto* node : block->nodes()) {
@@ -160,20 +143,19 @@ std::optional<RunError> TorchScriptRunner::load(const std::string& modelPath, co
     }
     d->loadSeconds = secondsSince(start);
     try {
-        auto data = torch::jit::load(dataPath);
-        for (const auto& v : data.attr("inputs").toListRef())
-            d->args.push_back(v);
-        const auto names = data.attr("kwarg_names").toListRef();
-        const auto values = data.attr("kwarg_values").toListRef();
-        for (size_t i = 0; i < names.size() && i < values.size(); ++i)
-            d->kwargs.emplace(names[i].toStringRef(), values[i]);
-        for (const auto& v : data.attr("outputs").toListRef())
-            d->reference.push_back(v.toTensor());
+        auto data = libtorch::readTensorData(dataPath);
+        d->args = std::move(data.args);
+        d->kwargs = std::move(data.kwargs);
+        d->reference = std::move(data.reference);
     } catch (const std::exception& e) {
         return error("internal",
                      "cannot read the example inputs and reference outputs " + dataPath + ": " + e.what());
     }
     return std::nullopt;
+}
+
+std::optional<RunError> TorchScriptRunner::load(const nlohmann::json& exported) {
+    return load(exported.value("model_path", std::string()), exported.value("data_path", std::string()));
 }
 
 std::optional<RunError> TorchScriptRunner::compile() {
@@ -239,30 +221,7 @@ std::optional<RunError>
 TorchScriptRunner::measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
                            const std::function<void(std::vector<double>)>& onSamples) {
     try {
-        for (int i = 0; i < settings.warmup && !cancelled(); ++i)
-            d->call();
-        std::vector<double> chunk;
-        const auto start = Clock::now();
-        int runs = 0;
-        const int maxRuns = std::max(settings.maxRuns, 1);
-        while (!cancelled()) {
-            const auto callStart = Clock::now();
-            d->call();
-            chunk.push_back(secondsSince(callStart) * 1000.0);
-            ++runs;
-            if (chunk.size() >= 50) {
-                onSamples(std::move(chunk));
-                chunk.clear();
-            }
-            const double elapsed = secondsSince(start);
-            if (runs >= maxRuns || elapsed >= settings.maxTimeSeconds ||
-                (runs >= settings.minRuns && elapsed >= settings.minTimeSeconds))
-                break;
-        }
-        if (!chunk.empty())
-            onSamples(std::move(chunk));
-        d->info["runs"] = {
-            {"compiled", runs}, {"warmup", settings.warmup}, {"elapsed_s", secondsSince(start)}};
+        d->info["runs"] = libtorch::timeCalls(settings, cancelled, onSamples, [this] { d->call(); });
     } catch (const std::exception& e) {
         return error("run_failed", std::string("the TorchScript module raised when timed: ") + e.what());
     }
@@ -272,55 +231,11 @@ TorchScriptRunner::measure(const MeasureSettings& settings, const std::function<
 std::optional<RunError> TorchScriptRunner::checkAccuracy() {
     std::vector<at::Tensor> outputs;
     try {
-        flatten(d->call(), outputs);
+        libtorch::flattenTensors(d->call(), outputs);
     } catch (const std::exception& e) {
         return error("run_failed", std::string("the TorchScript module raised: ") + e.what());
     }
-    Accuracy acc;
-    acc.tolerance = 1e-3;
-    if (outputs.size() != d->reference.size()) {
-        acc.rule = "structure";
-        d->accuracy = acc;
-        return std::nullopt;
-    }
-    bool anyFloat = false;
-    bool pass = true;
-    for (const auto& e : d->reference)
-        if (e.scalar_type() == at::kHalf || e.scalar_type() == at::kBFloat16)
-            acc.tolerance = 1e-2;
-    double sumSq = 0, dot = 0, normC = 0, normE = 0;
-    int64_t count = 0;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        const auto& c = outputs[i];
-        const auto& e = d->reference[i];
-        if (c.sizes() != e.sizes()) {
-            pass = false;
-            continue;
-        }
-        if (!e.is_floating_point()) {
-            pass = pass && c.equal(e);
-            continue;
-        }
-        anyFloat = true;
-        pass = pass && at::allclose(c, e, acc.tolerance, acc.tolerance, /*equal_nan=*/true);
-        const auto cd = c.to(at::kDouble).flatten();
-        const auto ed = e.to(at::kDouble).flatten();
-        const auto diff = (cd - ed).abs();
-        if (diff.numel() > 0) {
-            acc.maxAbs = std::max(acc.maxAbs, diff.max().item<double>());
-            acc.maxRel = std::max(acc.maxRel, (diff / ed.abs().clamp_min(1e-6)).max().item<double>());
-        }
-        sumSq += (diff * diff).sum().item<double>();
-        dot += (cd * ed).sum().item<double>();
-        normC += (cd * cd).sum().item<double>();
-        normE += (ed * ed).sum().item<double>();
-        count += diff.numel();
-    }
-    acc.rule = anyFloat ? "allclose" : "exact";
-    acc.pass = pass;
-    acc.rmse = count > 0 ? std::sqrt(sumSq / static_cast<double>(count)) : 0;
-    acc.cosine = normC > 0 && normE > 0 ? dot / std::sqrt(normC * normE) : (normC == normE ? 1.0 : 0.0);
-    d->accuracy = acc;
+    d->accuracy = libtorch::compareOutputs(outputs, d->reference);
     return std::nullopt;
 }
 

@@ -177,3 +177,21 @@ def test_unknown_inductor_option_fails_that_backend_with_its_name(cli):
     b = by_name(r.json())
     assert b["eager"]["status"] == "ok"
     assert b["inductor"]["status"] == "failed" and "no_such_option" in b["inductor"]["error"]
+
+
+def test_aot_inductor_compiles_runs_and_fuses_on_mlp(cli, tmp_path):
+    """LibTorch family, aot_inductor (docs/libtorch.md): a real AOTInductor package of demo:mlp,
+    built by the worker, loaded and timed in-process; about a minute on 2 cores."""
+    listed = {b["name"]: b for b in cli("backends", "--json").json()["backends"]}
+    assert listed["aot_inductor"]["family"] == "libtorch"
+    assert listed["aot_inductor"]["available"] is True, listed["aot_inductor"]
+    out = tmp_path / "r.fscope"
+    r = cli("compare", "demo:mlp", "--backends", "eager,aot_inductor", "--out", out, "--json", *FAST)
+    assert r.code == OK, r
+    b = by_name(r.json())["aot_inductor"]
+    assert b["status"] == "ok", b["error"]
+    assert b["family"] == "libtorch"
+    assert b["compile_s"] > 0 and b["latency_ms"]["n"] >= 5 and b["speedup_vs_eager"] > 0
+    assert b["accuracy"]["pass"] is True
+    assert 0 < b["kernels_after_fusion"] < b["nodes_before_fusion"]
+    assert [st["name"] for st in b["stages"]] == ["export", "aot_forward", "post_grad", "pre_fusion", "post_fusion"]

@@ -1,14 +1,18 @@
 #include "LibTorchFamily.h"
 
+#include "AotInductorRunner.h"
 #include "TorchScriptRunner.h"
+#include "analysis/Summary.h"
 
 #include <QSignalSpy>
 #include <QTest>
+#include <chrono>
+#include <regex>
 
 using namespace fusescope;
 
-// Runs torchscript / torchscript_nnc on the demo models through the same BackendJob signals the
-// GUI and the CLI use. Measurement is cut to a few calls to keep the suite fast.
+// Runs torchscript / torchscript_nnc / aot_inductor on the demo models through the same BackendJob
+// signals the GUI and the CLI use. Measurement is cut to a few calls to keep the suite fast.
 class LibTorchFamilyTest : public QObject {
     Q_OBJECT
 
@@ -39,7 +43,7 @@ class LibTorchFamilyTest : public QObject {
         return job->takeRun();
     }
 
-    static void checkOk(const BackendRun& run) {
+    static void checkCommon(const BackendRun& run) {
         QVERIFY2(run.status == RunStatus::Ok, run.error ? run.error->message.c_str() : "not ok");
         QCOMPARE(run.family, std::string("libtorch"));
         QVERIFY(run.model.has_value());
@@ -50,6 +54,12 @@ class LibTorchFamilyTest : public QObject {
         QVERIFY2(run.accuracy->pass, ("max_abs " + std::to_string(run.accuracy->maxAbs)).c_str());
         QVERIFY(run.accuracy->cosine > 0.999);
         QVERIFY(!run.peakMemoryBytes.has_value());
+    }
+
+    static void checkOk(const BackendRun& run) {
+        checkCommon(run);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(run.findStage("torchscript_graph") != nullptr);
         QVERIFY(run.findStage("torchscript_optimized") != nullptr);
         QCOMPARE(run.findStage("torchscript_graph")->fusion, std::string("before"));
@@ -62,7 +72,11 @@ private slots:
         QVERIFY(family.handles("torchscript"));
         QVERIFY(family.handles("torchscript_nnc"));
         QVERIFY(!family.handles("inductor"));
-        QCOMPARE(family.probe().size(), size_t(2));
+        QVERIFY(family.handles("aot_inductor"));
+        const auto backends = family.probe();
+        QCOMPARE(backends.size(), size_t(3));
+        QCOMPARE(backends[2].name, std::string("aot_inductor"));
+        QCOMPARE(backends[2].available, AotInductorRunner::unavailableReason().empty());
     }
 
     void plainInterpreter_data() {
@@ -112,6 +126,64 @@ private slots:
                     QVERIFY(before->findNode(origin));
             }
         }
+    }
+
+    // AOTInductor for real: the worker compiles and packages the model (tens of seconds on 2
+    // cores), LibTorch loads the .pt2 and times it here.
+    void aotInductor_data() { plainInterpreter_data(); }
+    void aotInductor() {
+        if (!AotInductorRunner::unavailableReason().empty())
+            QSKIP(AotInductorRunner::unavailableReason().c_str());
+        QFETCH(QString, model);
+        const auto started = std::chrono::steady_clock::now();
+        const auto run = runToEnd(request(model.toStdString(), "aot_inductor"));
+        checkCommon(run);
+        for (const char* name : {"export", "aot_forward", "post_grad", "pre_fusion", "post_fusion"}) {
+            const auto* stage = run.findStage(name);
+            QVERIFY2(stage && stage->status == StageStatus::Ok, name);
+            QCOMPARE(stage->fusion, std::string(std::string(name) == "post_fusion" ? "after" : "before"));
+        }
+        const auto* before = run.findStage("pre_fusion");
+        const auto* after = run.findStage("post_fusion");
+        // Fewer kernels after fusion than nodes before it, as the summary counts them.
+        QVERIFY(kernelsAfterFusion(run).has_value() && nodesBeforeFusion(run).has_value());
+        QVERIFY2(*kernelsAfterFusion(run) < *nodesBeforeFusion(run),
+                 (std::to_string(*kernelsAfterFusion(run)) + " kernels, " +
+                  std::to_string(*nodesBeforeFusion(run)) + " nodes before")
+                     .c_str());
+        QVERIFY(*kernelsAfterFusion(run) < run.findStage("post_grad")->computeNodeCount());
+        // Each generated kernel is in the package's C++ (sent as code) and covers nodes of the
+        // stage whose origins are post-grad nodes.
+        int generated = 0;
+        for (const auto& g : after->groups) {
+            QVERIFY(!g.nodes.empty());
+            if (g.kind != "kernel")
+                continue;
+            ++generated;
+            QVERIFY(g.name.rfind("cpp_fused_", 0) == 0);
+            const auto code = std::find_if(run.code.begin(), run.code.end(),
+                                           [&](const CodeArtifact& c) { return c.name == g.code; });
+            QVERIFY2(code != run.code.end(), g.name.c_str());
+            QCOMPARE(code->language, std::string("cpp"));
+            QVERIFY(std::regex_search(code->text, std::regex("void\\s+" + g.name + "\\s*\\(")));
+            for (const auto& id : g.nodes) {
+                const auto* n = after->findNode(id);
+                QVERIFY(n && n->group == g.id);
+            }
+        }
+        QVERIFY(generated > 0);
+        QVERIFY(before->computeNodeCount() > 0);
+        const auto& info = run.options.at("libtorch");
+        QVERIFY(info.at("aoti_compile_s").get<double>() > 0);
+        QVERIFY(info.at("package_load_s").get<double>() > 0);
+        QVERIFY(run.captureOverheadSeconds.has_value());
+        QVERIFY(run.firstCallSeconds.has_value());
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        qInfo("%s: compile %.1f s (aoti %.1f s, package load %.3f s), %d kernels after fusion, %d nodes "
+              "before, wall %.1f s",
+              qPrintable(model), *run.compileSeconds, info.at("aoti_compile_s").get<double>(),
+              info.at("package_load_s").get<double>(), *kernelsAfterFusion(run), *nodesBeforeFusion(run),
+              wall);
     }
 
     void modelErrorKeepsItsCode() {

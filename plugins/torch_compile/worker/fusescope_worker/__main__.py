@@ -38,9 +38,13 @@ def _serve(channel, scratch) -> int:
                 from .export_torchscript import export
                 export(request, channel)
                 break
+            if kind == "export_aoti":  # the LibTorch family's aot_inductor (docs/libtorch.md)
+                from .export_aoti import export as export_aoti
+                export_aoti(request, channel, scratch)
+                break
             if kind != "run":
                 raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' "
-                                  "(run, list_backends, export_torchscript, shutdown)")
+                                  "(run, list_backends, export_torchscript, export_aoti, shutdown)")
             run_request = parse_run(request)
         except WorkerError as error:
             channel.error(error.fields())

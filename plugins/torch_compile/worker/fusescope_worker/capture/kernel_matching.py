@@ -22,8 +22,10 @@ def parse_entries(mapping: dict) -> list[dict]:
         name, _, handle = key.rpartition(":")
         if not name or not handle.isdigit():
             name, handle = key, "0"
+        # Extern calls are `extern_kernels.mm` in Python wrappers, C shims `aoti_torch_cpu_mm_out`
+        # in C++ ones (AOTInductor, cpp_wrapper).
         entries.append({"key": key, "name": name, "handle": int(handle), "posts": list(posts),
-                        "extern": "." in name})
+                        "extern": "." in name or name.startswith("aoti_torch_")})
     return sorted(entries, key=lambda e: e["handle"])
 
 

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "capture/RunRequest.h"
+#include "model/BackendRun.h"
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusescope {
+
+// What LibTorchJob drives, phase by phase, on its own thread (docs/libtorch.md): the model the
+// worker exported is loaded, compiled (or made ready), timed and checked in-process. Phases are
+// separate calls so the job can stop between them. Implementations: TorchScriptRunner,
+// AotInductorRunner. Not thread-safe: construct, use and destroy a runner on one thread.
+class LibTorchRunner {
+public:
+    virtual ~LibTorchRunner() = default;
+
+    // Loads what the worker wrote; `exported` is its reply (torchscript_exported, aoti_exported).
+    virtual std::optional<RunError> load(const nlohmann::json& exported) = 0;
+    // Makes the model ready to be timed; stages known only in-process are converted here.
+    virtual std::optional<RunError> compile() = 0;
+    // Warm-up, then timed calls with docs/measurement.md's stopping rule; `onSamples` receives
+    // chunks of at most 50 samples (ms). Stops early, without error, when `cancelled` says so.
+    virtual std::optional<RunError> measure(const MeasureSettings& settings,
+                                            const std::function<bool()>& cancelled,
+                                            const std::function<void(std::vector<double>)>& onSamples) = 0;
+    virtual std::optional<RunError> checkAccuracy() = 0;
+
+    virtual double compileSeconds() const = 0;
+    virtual double firstCallSeconds() const = 0;
+    // Time spent capturing stages inside the compile, already left out of compileSeconds().
+    virtual std::optional<double> captureOverheadSeconds() const { return std::nullopt; }
+    // Stages built in-process (the worker may have streamed others already).
+    virtual const std::vector<StageGraph>& stages() const = 0;
+    virtual const std::optional<Accuracy>& accuracy() const = 0;
+    // What the run found out, recorded as run.options.libtorch.
+    virtual const nlohmann::json& info() const = 0;
+};
+
+} // namespace fusescope

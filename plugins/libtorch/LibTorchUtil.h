@@ -1,0 +1,43 @@
+#pragma once
+
+#include "capture/RunRequest.h"
+#include "model/BackendRun.h"
+
+#include <ATen/core/ivalue.h>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// Pieces the LibTorch runners share (docs/libtorch.md). Includes torch headers: only the
+// family's own translation units include it.
+namespace fusescope::libtorch {
+
+// The example inputs and eager reference outputs the worker saved in data.pt (a scripted
+// module whose attributes inputs, kwarg_names, kwarg_values, outputs hold them).
+struct TensorData {
+    std::vector<c10::IValue> args;
+    std::unordered_map<std::string, c10::IValue> kwargs;
+    std::vector<at::Tensor> reference;
+};
+// Throws (c10::Error, std::exception) when the file is missing or not such a module.
+TensorData readTensorData(const std::string& path);
+
+// Every tensor of an output, in order: tuples, lists and dict values are walked depth first
+// (the order pytree's tree_leaves gives on the Python side).
+void flattenTensors(const c10::IValue& value, std::vector<at::Tensor>& out);
+
+// The outputs of one compiled call against the eager reference (float64): allclose at 1e-3
+// (1e-2 for float16/bfloat16), exact for integer and bool, "structure" when the number of
+// tensors differs.
+Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference);
+
+// `settings.warmup` calls, then timed calls (steady_clock) until min_runs and min_time_s, or
+// max_runs or max_time_s, or `cancelled`. Samples (ms) go to `onSamples` in chunks of 50.
+// Returns {"compiled", "warmup", "elapsed_s"}. Exceptions of `call` propagate.
+nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bool()>& cancelled,
+                         const std::function<void(std::vector<double>)>& onSamples,
+                         const std::function<void()>& call);
+
+} // namespace fusescope::libtorch
