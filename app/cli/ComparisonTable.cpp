@@ -70,8 +70,11 @@ void breaksSection(std::ostringstream& out, const Report& report) {
                 out << "\ngraph breaks:\n";
             header = true;
             out << "  " << run.name << ": ";
-            if (b.graph >= 0)
-                out << "after graph " << b.graph << ": ";
+            // `graph` counts the graphs Dynamo produced before the break.
+            if (b.graph > 0)
+                out << "after graph " << b.graph - 1 << ": ";
+            else if (b.graph == 0)
+                out << "before graph 0: ";
             out << b.reason;
             if (!b.file.empty())
                 out << " (" << b.file << ":" << b.line << ")";

@@ -129,3 +129,14 @@ def test_bf16_precision_is_reported_with_its_tolerance(cli):
     assert r.code == OK, r
     acc = by_name(r.json())["aot_eager"]["accuracy"]
     assert acc["precision"] == "bf16" and acc["tolerance"] >= 1e-2 and acc["pass"] is True
+
+
+def test_graph_break_is_reported_with_its_source_line_and_place(cli, fixture_model, tmp_path):
+    out = tmp_path / "breaks.fscope"
+    r = cli("compare", fixture_model("graph_break.py"), "--backends", "eager", "--out", out, *FAST)
+    assert r.code == OK, r
+    assert "after graph 0: " in r.stdout and "graph_break.py:15" in r.stdout, r
+    b = by_name(cli("show", out, "--json").json())["eager"]
+    assert b["graphs"] == 2 and b["graph_breaks"] == 1
+    (brk,) = b["break_reasons"]
+    assert brk["line"] == 15 and brk["file"].endswith("graph_break.py") and brk["graph"] == 1
