@@ -122,6 +122,10 @@ void ShapesPanel::refresh() {
         QFont bold = top->font(InputSet);
         bold.setBold(true);
         top->setFont(InputSet, bold);
+        if (!study.error.empty()) {
+            top->setText(InputSet, tr("%1    shape list not run: %2").arg(q(run.name), q(study.error)));
+            continue;
+        }
         for (const ShapeRun* r : {fixed, dynamic})
             if (r && r->limitHit) {
                 warnings

@@ -86,6 +86,10 @@ void shapesSection(std::ostringstream& out, const Report& report) {
     for (const auto& run : report.backends) {
         if (!run.shapes)
             continue;
+        if (!run.shapes->error.empty()) {
+            out << "\nshape list, " << run.name << ": not run: " << run.shapes->error << "\n";
+            continue;
+        }
         out << "\nshape list, " << run.name << " (median ms compiled, speedup over eager; R = recompiled):\n";
         for (const auto& r : run.shapes->runs) {
             out << "  dynamic=" << (r.dynamic ? "true" : "false") << ": " << r.recompiles << " recompiles, "

@@ -80,7 +80,9 @@ json shapesSummary(const BackendRun& run) {
                         {"limit_hit", r.limitHit},
                         {"per_shape", std::move(points)}});
     }
-    return {{"sets", study.sets}, {"runs", std::move(runs)}};
+    return {{"sets", study.sets},
+            {"runs", std::move(runs)},
+            {"error", study.error.empty() ? json(nullptr) : json(study.error)}};
 }
 
 json trainingSummary(const BackendRun& run) {

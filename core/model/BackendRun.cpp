@@ -159,7 +159,9 @@ void to_json(json& j, const ShapeStudy& study) {
                         {"limit_hit", run.limitHit},
                         {"per_shape", std::move(points)}});
     }
-    j = {{"sets", study.sets}, {"runs", std::move(runs)}};
+    j = {{"sets", study.sets},
+         {"runs", std::move(runs)},
+         {"error", study.error.empty() ? json(nullptr) : json(study.error)}};
 }
 
 namespace {
@@ -180,6 +182,7 @@ std::string errorText(const json& j) {
 
 void from_json(const json& j, ShapeStudy& study) {
     study.sets = valueOr<json>(j, "sets", json::array());
+    study.error = errorText(j);
     study.runs.clear();
     if (auto it = j.find("runs"); it != j.end() && it->is_array()) {
         for (const auto& r : *it) {

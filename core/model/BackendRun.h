@@ -101,6 +101,7 @@ struct ShapeRun {
 struct ShapeStudy {
     nlohmann::json sets = nlohmann::json::array(); // the input sets, as requested
     std::vector<ShapeRun> runs;
+    std::string error; // why the shape list did not run for this backend (e.g. tvm), or empty
 };
 
 // One submodule of a mixed run and the backend that compiled it.

@@ -173,6 +173,10 @@ AotInductorRunner::measure(const MeasureSettings& settings, const std::function<
     return std::nullopt;
 }
 
+PeakMemory AotInductorRunner::measurePeakMemory() {
+    return libtorch::profilerAllocatorPeak([this] { d->call(); });
+}
+
 std::optional<RunError> AotInductorRunner::checkAccuracy() {
     std::vector<at::Tensor> outputs;
     try {

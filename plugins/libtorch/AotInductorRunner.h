@@ -27,6 +27,7 @@ public:
     std::optional<RunError> measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
                                     const std::function<void(std::vector<double>)>& onSamples) override;
     std::optional<RunError> checkAccuracy() override;
+    PeakMemory measurePeakMemory() override;
 
     // torch.export + AOTInductor compile and package build (worker, capture left out) + loading
     // the package here.

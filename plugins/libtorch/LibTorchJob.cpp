@@ -96,6 +96,24 @@ bool LibTorchJob::exportModel(Export& out) {
                         {}});
         return false;
     }
+    // These backends run inference of one fixed input set (docs/libtorch.md): say so rather than
+    // silently measuring something other than what the workload asked for.
+    const auto& w = m_request.workload;
+    std::string unsupported;
+    if (w.mode != "inference")
+        unsupported = "training mode (they run inference only)";
+    else if (w.precision != "fp32")
+        unsupported = "precision " + w.precision + " (no autocast in-process; fp32 only)";
+    else if (!w.shapes.is_null())
+        unsupported = "shape lists (the model is exported for its own example inputs only)";
+    if (!unsupported.empty()) {
+        finish(RunError{"backend_unavailable",
+                        "backend " + m_request.backend +
+                            ": the in-process LibTorch backends do not support " + unsupported,
+                        {},
+                        {}});
+        return false;
+    }
     const bool aoti = isAotInductor(m_request.backend);
     const std::string replyType = aoti ? "aoti_exported" : "torchscript_exported";
     const nlohmann::json request = {{"type", aoti ? "export_aoti" : "export_torchscript"},
@@ -239,6 +257,8 @@ void LibTorchJob::runLibTorch(const Export& exported) {
     std::optional<Accuracy> accuracy;
     double compileSeconds = 0, firstCall = 0;
     std::optional<double> captureOverhead;
+    PeakMemory peak;
+    peak.reason = "the run ended before it"; // replaced by the measure below
     {
         std::unique_ptr<LibTorchRunner> runner;
         if (aoti)
@@ -286,6 +306,13 @@ void LibTorchJob::runLibTorch(const Export& exported) {
                 });
         }
         if (!failure && !stopRequested()) {
+            // One more call, outside the samples: docs/measurement.md's CPU peak (docs/libtorch.md).
+            progress("measure", 0.9, "peak memory: one call under LibTorch's memory profiler");
+            peak = runner->measurePeakMemory();
+            if (peak.bytes)
+                info["peak_memory_events"] = peak.events;
+        }
+        if (!failure && !stopRequested()) {
             progress("accuracy", 0.95, "comparing with the eager reference outputs");
             failure = runner->checkAccuracy();
             accuracy = runner->accuracy();
@@ -294,7 +321,16 @@ void LibTorchJob::runLibTorch(const Export& exported) {
     }
     removeExport();
     const double eagerFirst = jsonutil::valueOr<double>(exported.reply, "eager_first_call_s", 0.0);
-    post([this, compileSeconds, firstCall, captureOverhead, accuracy, info, eagerFirst] {
+    // Eager's peak is the worker's own measure when its export reply carries one.
+    std::optional<int64_t> eagerPeak;
+    if (auto it = exported.reply.find("eager_peak_memory_bytes");
+        it != exported.reply.end() && it->is_number_integer())
+        eagerPeak = it->get<int64_t>();
+    m_memoryNote = peak.bytes
+                       ? "peak memory: " + std::to_string(*peak.bytes) + " bytes (" + peak.method + ", " +
+                             std::to_string(peak.events) + " allocator events, one call in-process)"
+                       : "peak memory: not measured (" + peak.reason + ")";
+    post([this, compileSeconds, firstCall, captureOverhead, accuracy, info, eagerFirst, peak, eagerPeak] {
         if (compileSeconds > 0)
             m_run.compileSeconds = compileSeconds;
         if (firstCall > 0)
@@ -303,7 +339,10 @@ void LibTorchJob::runLibTorch(const Export& exported) {
         m_run.accuracy = accuracy;
         m_run.options["libtorch"] = info;
         m_run.options["libtorch"]["eager_first_call_s"] = eagerFirst;
-        m_run.memoryMethod = "";
+        m_run.peakMemoryBytes = peak.bytes;
+        m_run.memoryMethod = peak.bytes ? peak.method : "";
+        if (eagerPeak)
+            m_run.eagerPeakMemoryBytes = eagerPeak;
     });
     finish(failure);
 }
@@ -311,10 +350,8 @@ void LibTorchJob::runLibTorch(const Export& exported) {
 void LibTorchJob::finish(std::optional<RunError> error) {
     const bool cancelled = m_cancel.load();
     const bool timedOut = !cancelled && stopRequested();
-    post([this, error, cancelled, timedOut, log = m_log] {
-        m_run.log = log +
-                    "\n[libtorch] peak memory: not measured (no per-call allocator accounting for LibTorch "
-                    "in-process on the CPU, docs/libtorch.md)\n";
+    post([this, error, cancelled, timedOut, log = m_log, note = m_memoryNote] {
+        m_run.log = log + "\n[libtorch] " + note + "\n";
         m_run.wallSeconds = m_clock.elapsed() / 1000.0;
         const std::string backend = "backend " + m_request.backend;
         if (cancelled) {

@@ -48,6 +48,7 @@ private:
     QElapsedTimer m_clock;
     std::atomic<bool> m_cancel{false};
     std::string m_log; // written by the run's thread only, handed over in finish()
+    std::string m_memoryNote = "peak memory: not measured (the run ended before it)"; // likewise
 };
 
 } // namespace fusescope

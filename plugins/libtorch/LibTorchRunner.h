@@ -3,6 +3,7 @@
 #include "capture/RunRequest.h"
 #include "model/BackendRun.h"
 
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +11,15 @@
 #include <vector>
 
 namespace fusescope {
+
+// Peak CPU memory of one call (docs/libtorch.md, "Peak memory"): `bytes` when measured, else
+// `reason` says why not.
+struct PeakMemory {
+    std::optional<int64_t> bytes;
+    std::string method; // as the worker names the same measure: "profiler-allocator-peak"
+    std::string reason;
+    int64_t events = 0; // allocator events (allocations and frees) the profiler recorded
+};
 
 // What LibTorchJob drives, phase by phase, on its own thread (docs/libtorch.md): the model the
 // worker exported is loaded, compiled (or made ready), timed and checked in-process. Phases are
@@ -29,6 +39,9 @@ public:
                                             const std::function<bool()>& cancelled,
                                             const std::function<void(std::vector<double>)>& onSamples) = 0;
     virtual std::optional<RunError> checkAccuracy() = 0;
+    // One more call, outside the timed samples, under LibTorch's memory profiler
+    // (libtorch::profilerAllocatorPeak). Never throws: a failure is the result's reason.
+    virtual PeakMemory measurePeakMemory() = 0;
 
     virtual double compileSeconds() const = 0;
     virtual double firstCallSeconds() const = 0;

@@ -1,7 +1,10 @@
 #include "LibTorchUtil.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <mutex>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/script.h>
 
 namespace fusescope::libtorch {
@@ -118,6 +121,58 @@ nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bo
     if (!chunk.empty())
         onSamples(std::move(chunk));
     return {{"compiled", runs}, {"warmup", settings.warmup}, {"elapsed_s", secondsSince(start)}};
+}
+
+PeakMemory profilerAllocatorPeak(const std::function<void()>& call) {
+    namespace impl = torch::profiler::impl;
+    namespace profiler = torch::autograd::profiler;
+    static std::mutex oneSession;
+    const std::lock_guard<std::mutex> lock(oneSession);
+    PeakMemory out;
+    if (impl::profilerEnabled()) {
+        out.reason = "a LibTorch profiler is already active on this thread";
+        return out;
+    }
+    const impl::ProfilerConfig config(impl::ProfilerState::KINETO, /*report_input_shapes=*/false,
+                                      /*profile_memory=*/true);
+    const std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
+    std::unique_ptr<profiler::ProfilerResult> result;
+    bool enabled = false;
+    try {
+        profiler::prepareProfiler(config, activities);
+        profiler::enableProfiler(config, activities);
+        enabled = true;
+        call();
+        enabled = false;
+        result = profiler::disableProfiler();
+    } catch (const std::exception& e) {
+        if (enabled) {
+            try {
+                profiler::disableProfiler();
+            } catch (const std::exception&) {
+            }
+        }
+        out.reason = std::string("LibTorch's profiler failed: ") + e.what();
+        return out;
+    }
+    std::vector<std::pair<uint64_t, int64_t>> events; // (start ns, signed bytes)
+    for (const auto& e : result->events())
+        if (e.deviceType() == c10::DeviceType::CPU && e.name() == "[memory]")
+            events.emplace_back(e.startNs(), e.nBytes());
+    std::stable_sort(events.begin(), events.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    int64_t running = 0, peak = 0;
+    for (const auto& [ns, bytes] : events) {
+        running += bytes;
+        peak = std::max(peak, running);
+    }
+    out.events = static_cast<int64_t>(events.size());
+    out.method = kPeakMemoryMethod;
+    if (events.empty())
+        out.reason = "the profiler recorded no CPU allocator event during the call";
+    else
+        out.bytes = peak;
+    return out;
 }
 
 } // namespace fusescope::libtorch

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "LibTorchRunner.h"
 #include "capture/RunRequest.h"
 #include "model/BackendRun.h"
 
@@ -39,5 +40,15 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
 nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bool()>& cancelled,
                          const std::function<void(std::vector<double>)>& onSamples,
                          const std::function<void()>& call);
+
+// docs/measurement.md "Peak memory" on the CPU, the way the worker measures it (memory.py):
+// `call` once under LibTorch's Kineto profiler (ProfilerConfig KINETO, profile_memory, CPU
+// activity, this thread: torch::autograd::profiler::prepareProfiler / enableProfiler /
+// disableProfiler, as torch.profiler.profile does); the CPU allocator reports each allocation
+// and free as a `[memory]` event with a signed byte count; sorted by time, the peak of their
+// running sum is the most memory the call held beyond what existed when it started. One
+// profiling session at a time in this process (libkineto is process-wide). Never throws.
+inline constexpr const char* kPeakMemoryMethod = "profiler-allocator-peak";
+PeakMemory profilerAllocatorPeak(const std::function<void()>& call);
 
 } // namespace fusescope::libtorch

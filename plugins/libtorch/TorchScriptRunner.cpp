@@ -228,6 +228,10 @@ TorchScriptRunner::measure(const MeasureSettings& settings, const std::function<
     return std::nullopt;
 }
 
+PeakMemory TorchScriptRunner::measurePeakMemory() {
+    return libtorch::profilerAllocatorPeak([this] { d->call(); });
+}
+
 std::optional<RunError> TorchScriptRunner::checkAccuracy() {
     std::vector<at::Tensor> outputs;
     try {

@@ -31,6 +31,7 @@ public:
     std::optional<RunError> measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
                                     const std::function<void(std::vector<double>)>& onSamples) override;
     std::optional<RunError> checkAccuracy() override;
+    PeakMemory measurePeakMemory() override;
 
     double loadSeconds() const;
     double compileSeconds() const override; // load + calls until the optimized plan exists

@@ -140,3 +140,12 @@ def test_graph_break_is_reported_with_its_source_line_and_place(cli, fixture_mod
     assert b["graphs"] == 2 and b["graph_breaks"] == 1
     (brk,) = b["break_reasons"]
     assert brk["line"] == 15 and brk["file"].endswith("graph_break.py") and brk["graph"] == 1
+
+
+def test_backends_that_cannot_run_a_workload_say_so_and_the_others_run(cli):
+    r = cli("compare", "demo:mlp", "--backends", "aot_eager,torchscript,tvm", "--mode", "training", "--json", *FAST)
+    assert r.code == PARTIAL, r
+    rows = by_name(r.json())
+    assert rows["aot_eager"]["status"] == "ok"
+    assert rows["torchscript"]["status"] == "unavailable" and "training mode" in rows["torchscript"]["error"]
+    assert rows["tvm"]["status"] == "unavailable" and "training mode is not supported" in rows["tvm"]["error"]

@@ -17,7 +17,7 @@ import zipfile
 import torch
 from torch.utils import _pytree as pytree
 
-from . import backends
+from . import backends, memory
 from .capture.session import CaptureSession
 from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
 from .export_torchscript import _TensorData, _tensors_only, _time_eager
@@ -200,5 +200,7 @@ def export(request: dict, channel, scratch) -> None:
         torch.jit.script(_TensorData(_flat_inputs(loaded, exported), [], [], reference)).save(data_path)
         channel.progress("measure", 0.2, "timing eager PyTorch")
         runs = _time_eager(loaded, measure, channel)
-    channel.send("aoti_exported", data_path=data_path, eager_first_call_s=eager_first_call, runs=runs,
+        # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
+        eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
+    channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path, eager_first_call_s=eager_first_call, runs=runs,
                  dropped_outputs=len(leaves) - len(reference), **compiled)

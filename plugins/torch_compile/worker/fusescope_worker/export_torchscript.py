@@ -10,6 +10,7 @@ import time
 import torch
 from torch.utils import _pytree as pytree
 
+from . import memory
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
 from .measure import SampleStream, timed_call
 from .models import load_model
@@ -116,6 +117,8 @@ def export(request: dict, channel) -> None:
         torch.jit.script(data).save(data_path)
         channel.progress("measure", 0.2, "timing eager PyTorch")
         runs = _time_eager(loaded, measure, channel)
+        # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
+        eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
     channel.send("torchscript_exported", model_path=model_path, data_path=data_path, method=method,
-                 script_error=why, eager_first_call_s=eager_first_call, runs=runs,
+                 eager_peak_memory_bytes=eager_peak, script_error=why, eager_first_call_s=eager_first_call, runs=runs,
                  dropped_outputs=len(leaves) - len(reference))
