@@ -15,13 +15,11 @@ import time
 import zipfile
 
 import torch
-from torch.utils import _pytree as pytree
 
 from . import backends, memory
 from .capture.session import CaptureSession
-from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
-from .export_torchscript import _TensorData, _tensors_only, _time_eager
-from .models import load_model
+from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, WorkerError, describe
+from .export_torchscript import _TensorData, _tensors_only, _time_eager, eager_reference, load_announced
 from .request import DEFAULT_MEASURE
 
 BACKEND = "aot_inductor"
@@ -179,22 +177,10 @@ def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[d
 def export(request: dict, channel, scratch) -> None:
     model, out_dir = _check_request(request)
     measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
-    channel.progress("load", 0.0, f"loading {model}")
-    loaded = load_model(model, request.get("inputs"))
-    channel.send("model", name=model, source=loaded.source, **{"class": loaded.class_name},
-                 parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes)
+    loaded = load_announced(model, request, channel)
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
-        channel.progress("reference", 0.05, "running eager for the reference outputs")
-        start = time.perf_counter()
-        try:
-            outputs = loaded()
-        except Exception as exc:
-            raise WorkerError(MODEL_FAILED, f"model {loaded.source}: forward raised {describe(exc)}",
-                              file=loaded.file) from exc
-        eager_first_call = time.perf_counter() - start
-        leaves = pytree.tree_leaves(outputs)
-        reference = [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+        eager_first_call, leaves, reference = eager_reference(loaded, channel)
         compiled, exported = _compile(loaded, model, os.path.join(out_dir, PACKAGE), channel, scratch)
         data_path = os.path.join(out_dir, DATA)
         torch.jit.script(_TensorData(_flat_inputs(loaded, exported), [], [], reference)).save(data_path)

@@ -78,6 +78,30 @@ def _time_eager(loaded, settings: dict, channel) -> dict:
     return {"eager": stream.count, "warmup": settings["warmup"], "elapsed_s": time.perf_counter() - start}
 
 
+def load_announced(model: str, request: dict, channel):
+    """Load the model and send the `model` message, as a run does."""
+    channel.progress("load", 0.0, f"loading {model}")
+    loaded = load_model(model, request.get("inputs"))
+    channel.send("model", name=model, source=loaded.source, **{"class": loaded.class_name},
+                 parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes)
+    return loaded
+
+
+def eager_reference(loaded, channel):
+    """One eager call (under the caller's no_grad): (first-call seconds, output leaves, the tensor
+    leaves cloned as the reference the C++ side compares with)."""
+    channel.progress("reference", 0.05, "running eager for the reference outputs")
+    start = time.perf_counter()
+    try:
+        outputs = loaded()
+    except Exception as exc:
+        raise WorkerError(MODEL_FAILED, f"model {loaded.source}: forward raised {describe(exc)}",
+                          file=loaded.file) from exc
+    eager_first_call = time.perf_counter() - start
+    leaves = pytree.tree_leaves(outputs)
+    return eager_first_call, leaves, [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+
+
 def export(request: dict, channel) -> None:
     model, out_dir = request.get("model"), request.get("out_dir")
     if not isinstance(model, str) or not model or not isinstance(out_dir, str) or not out_dir:
@@ -85,21 +109,9 @@ def export(request: dict, channel) -> None:
     if request.get("device", "cpu") != "cpu":
         raise WorkerError(BAD_REQUEST, "export_torchscript: the LibTorch backends run on the CPU only")
     measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
-    channel.progress("load", 0.0, f"loading {model}")
-    loaded = load_model(model, request.get("inputs"))
-    channel.send("model", name=model, source=loaded.source, **{"class": loaded.class_name},
-                 parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes)
+    loaded = load_announced(model, request, channel)
     with torch.no_grad():
-        channel.progress("reference", 0.05, "running eager for the reference outputs")
-        start = time.perf_counter()
-        try:
-            outputs = loaded()
-        except Exception as exc:
-            raise WorkerError(MODEL_FAILED, f"model {loaded.source}: forward raised {describe(exc)}",
-                              file=loaded.file) from exc
-        eager_first_call = time.perf_counter() - start
-        leaves = pytree.tree_leaves(outputs)
-        reference = [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+        eager_first_call, leaves, reference = eager_reference(loaded, channel)
         channel.progress("compile", 0.1, "scripting the model for TorchScript")
         try:
             scripted, method, why = _script(loaded.module, loaded.args, loaded.kwargs)
