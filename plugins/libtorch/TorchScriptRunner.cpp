@@ -33,6 +33,7 @@ struct JitSettings {
     bool texpr = torch::jit::tensorExprFuserEnabled();
     bool cpuFuse = torch::jit::canFuseOnCPU();
     bool mustLlvm = torch::jit::tensorexpr::getTEMustUseLLVMOnCPU();
+    bool reductions = torch::jit::texprReductionsEnabled();
 
     void apply() const {
         torch::jit::getProfilingMode() = profiling;
@@ -41,6 +42,7 @@ struct JitSettings {
         torch::jit::setTensorExprFuserEnabled(texpr);
         torch::jit::overrideCanFuseOnCPU(cpuFuse);
         torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = mustLlvm;
+        torch::jit::setTexprReductionsEnabled(reductions);
     }
 };
 
@@ -100,6 +102,10 @@ TorchScriptRunner::TorchScriptRunner(Mode mode)
         run.cpuFuse = true;
         // Without LLVM, NNC refuses CPU fusion groups unless told it may use its IR evaluator.
         run.mustLlvm = llvm;
+        // Reductions (softmax, sum) may join groups: without them a transformer has no two
+        // adjacent ops NNC accepts and forms no group at all (docs/libtorch.md).
+        run.reductions = true;
+        d->info["texpr_reductions"] = true;
         d->info["executor"] = "profiling";
         d->info["nnc_cpu_codegen"] = llvm ? "llvm" : "ir_eval";
     } else {
