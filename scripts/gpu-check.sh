@@ -2,7 +2,8 @@
 # Checks FuseScope's CUPTI tracer on a machine with an NVIDIA GPU (docs/cupti-tracer.md).
 # Builds only the tracer (plugins/cupti_tracer on its own: no Qt needed), traces a tiny CUDA
 # workload and checks: kernels captured, chunks streamed before stop, zero dropped records,
-# memory events present. Uses whatever torch is installed (no download); without a CUDA torch it
+# memory events present; then runs the GPU-only backends (cudagraphs, inductor@reduce-overhead,
+# nvfuser) through the worker on demo:transformer. Uses whatever torch is installed (no download); without a CUDA torch it
 # compiles a small .cu program with nvcc instead. Results go to $OUT when set.
 # Usage: scripts/gpu-check.sh   (env: PYTHON, FUSESCOPE_CUPTI_ROOT, OUT)
 set -uo pipefail
@@ -136,4 +137,36 @@ print(json.dumps({"chunks": len(chunks), "kinds": kinds, "checks": checks}, inde
 print("RESULT:", "PASS" if all(checks.values()) else "FAIL " + ", ".join(k for k, v in checks.items() if not v))
 EOF
 fi
-grep -q "RESULT: PASS" "$OUT/summary.txt"
+
+# GPU-only backends of issue 5 through the worker itself (no Qt build needed): cudagraphs,
+# inductor with mode reduce-overhead (CUDA graphs) and nvfuser (needs lightning-thunder + nvfuser
+# installed; otherwise its unavailable reason is logged, which is not a failure of this check).
+if [ "$HAVE_TORCH_CUDA" = 1 ]; then
+  for spec in "cudagraphs:" "inductor:reduce-overhead" "nvfuser:"; do
+    backend="${spec%%:*}"; mode="${spec#*:}"
+    tag="$backend${mode:+-$mode}"
+    log "backend $backend${mode:+@$mode} on demo:transformer, cuda"
+    modejson=null; [ -n "$mode" ] && modejson="\"$mode\""
+    printf '{"type":"run","id":"g","model":"demo:transformer","backend":"%s","device":"cuda","options":{"mode":%s},"measure":{"warmup":2,"min_runs":10,"min_time_s":0.2,"max_runs":200,"max_time_s":5}}\n' \
+      "$backend" "$modejson" \
+      | (cd plugins/torch_compile/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-$tag.jsonl" 2>>"$OUT/worker.log"
+    "$PYTHON" - "$OUT/worker-$tag.jsonl" <<'EOF' 2>&1 | tee -a "$OUT/summary.txt"
+import json, sys
+msgs = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
+res = next((m for m in msgs if m.get("type") == "result"), None)
+stages = [m["stage"]["name"] for m in msgs if m.get("type") == "stage"]
+samples = sum(len(m["ms"]) for m in msgs if m.get("type") == "samples" and m["series"] == "compiled")
+if res is None:
+    print("BACKEND-RESULT: FAIL no result message"); sys.exit()
+err = res.get("error") or {}
+acc = res.get("accuracy") or {}
+print(json.dumps({"backend": res["backend"], "status": res["status"], "error": err.get("message"), "stages": stages,
+                  "compiled_samples": samples, "compile_s": res.get("compile_s"), "accuracy_pass": acc.get("pass"),
+                  "peak_memory_bytes": res.get("peak_memory_bytes")}, indent=1))
+ok = res["status"] == "ok" and acc.get("pass") and samples > 0
+unavailable = err.get("code") == "backend_unavailable"
+print("BACKEND-RESULT:", "PASS" if ok else ("UNAVAILABLE " + err.get("message", "") if unavailable else "FAIL"))
+EOF
+  done
+fi
+grep -q "^RESULT: PASS" "$OUT/summary.txt" && ! grep -q "BACKEND-RESULT: FAIL" "$OUT/summary.txt"
