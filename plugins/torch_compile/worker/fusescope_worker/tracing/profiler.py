@@ -5,16 +5,15 @@ RECORD_FUNCTION, so the profiler sees `cpp_fused_*` by name. Traced iterations a
 from the timed samples; the same run measures their overhead (untraced vs traced calls).
 """
 import re
-import statistics
-
 from ..measure import timed_call
+from . import overhead
 
 SOURCE = "cpu-profiler"
 ITERATION_MARK = "fusescope_iteration_"
 CHUNK_EVENTS = 5000
 # Frames that wrap a whole compiled call: they would hide the kernels under one long box.
 WRAPPERS = ("Torch-Compiled Region", "## Call CompiledFxGraph", "TorchDynamo Cache Lookup", "Pregraph bytecode",
-            "AOTDispatcher", "CompiledFunction", "## Call ", "autograd::engine")
+            "AOTDispatcher", "CompiledFunction", "## Call ", "autograd::engine", "ProfilerStep#")
 # Inductor prefixes kernel record names with the graph (graph_0_cpp_fused_gelu_0); provenance
 # and output_code.py know the kernel as cpp_fused_gelu_0.
 GRAPH_PREFIX = re.compile(r"^graph_\d+_")
@@ -96,24 +95,28 @@ def send_chunks(channel, trace: dict) -> None:
 
 
 def record(call, sync, channel, iterations: int = 3) -> dict:
-    """Traces `iterations` calls, streams the trace and returns the overhead measurement."""
-    from torch.profiler import ProfilerActivity, profile, record_function
-    untraced = [timed_call(call, sync) for _ in range(iterations)]
-    traced = []
+    """Traces `iterations` calls, streams the trace and returns the overhead measurement.
 
-    def marked(i):
-        with record_function(f"{ITERATION_MARK}{i}"):
+    One traced call runs first as the profiler's warm-up step (its events are discarded: the
+    profiler's own first-call set-up is not the model's cost). Each iteration's time is taken
+    inside its mark, so the mark's own cost is not counted as tracing overhead."""
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    def traced_block():
+        times = []
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True,
+                     schedule=schedule(wait=0, warmup=1, active=iterations, repeat=1)) as prof:
             call()
+            prof.step()
+            for i in range(iterations):
+                with record_function(f"{ITERATION_MARK}{i}"):
+                    times.append(timed_call(call, sync))
+                prof.step()
+        return times, prof.profiler.kineto_results.events()
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        for i in range(iterations):
-            traced.append(timed_call(lambda: marked(i), sync))
-    trace = convert(prof.profiler.kineto_results.events())
+    timing, events = overhead.measure(call, sync, iterations, traced_block)
+    trace = convert(events)
     send_chunks(channel, trace)
     kernels = sum(1 for e in trace["events"] if e[4] == "kernel")
-    untraced_ms, traced_ms = statistics.median(untraced), statistics.median(traced)
     return {"source": SOURCE, "events": len(trace["events"]), "kernels": kernels, "iterations": iterations,
-            "untraced_ms": untraced_ms, "traced_ms": traced_ms,
-            "overhead_ratio": traced_ms / untraced_ms if untraced_ms > 0 else None, "dropped": 0}
-
-
+            **timing, "dropped": 0}
