@@ -1,14 +1,15 @@
 #include "MainWindow.h"
 
-#include "ComparisonModel.h"
 #include "BackendCharts.h"
+#include "BackendEntryDialog.h"
 #include "BreaksPanel.h"
+#include "ComparisonModel.h"
 #include "GraphPanel.h"
 #include "ModuleAssignPanel.h"
+#include "RecentFiles.h"
 #include "RecommendationPanel.h"
 #include "ShapesPanel.h"
 #include "TracePanel.h"
-#include "RecentFiles.h"
 #include "WidgetExport.h"
 #include "WorkloadOptions.h"
 #include "analysis/Format.h"
@@ -16,35 +17,36 @@
 #include "report/ReportFile.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMimeData>
-#include <QTabWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QHeaderView>
-#include <QLabel>
-#include <QCheckBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QVBoxLayout>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QProgressBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QThread>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 namespace fusescope {
 
@@ -143,8 +145,7 @@ void MainWindow::buildActions() {
     recommendation->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
 }
 
-void MainWindow::rebuildRecentMenu()
-{
+void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     const QStringList recent = RecentFiles::load();
     for (const QString& entry : recent)
@@ -152,8 +153,7 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
-void MainWindow::openPath(const QString& path)
-{
+void MainWindow::openPath(const QString& path) {
     if (path.endsWith(".fscope")) {
         openReport(path);
         return;
@@ -162,14 +162,12 @@ void MainWindow::openPath(const QString& path)
     m_statusLabel->setText(tr("Model %1 selected: press Ctrl+R to run.").arg(path));
 }
 
-void MainWindow::dragEnterEvent(QDragEnterEvent* event)
-{
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
     if (event->mimeData()->hasUrls())
         event->acceptProposedAction();
 }
 
-void MainWindow::dropEvent(QDropEvent* event)
-{
+void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
     if (urls.isEmpty() || !urls.front().isLocalFile())
         return;
@@ -177,8 +175,7 @@ void MainWindow::dropEvent(QDropEvent* event)
     event->acceptProposedAction();
 }
 
-void MainWindow::exportWindowDialog()
-{
+void MainWindow::exportWindowDialog() {
     ExportTarget target;
     if (!askExportTarget(this, tr("Export Window"), target))
         return;
@@ -189,8 +186,7 @@ void MainWindow::exportWindowDialog()
         m_statusLabel->setText(tr("Exported %1").arg(target.path));
 }
 
-void MainWindow::setViewsReport(const Report* report)
-{
+void MainWindow::setViewsReport(const Report* report) {
     m_model->setReport(report);
     m_graphs->setReport(report);
     m_charts->setReport(report);
@@ -201,8 +197,7 @@ void MainWindow::setViewsReport(const Report* report)
     refreshSummaries();
 }
 
-void MainWindow::refreshSummaries()
-{
+void MainWindow::refreshSummaries() {
     m_recommendation->refresh();
     m_breaks->refresh();
     m_shapes->refresh();
@@ -217,13 +212,11 @@ void MainWindow::refreshSummaries()
     m_workloadLabel->setVisible(!m_report->backends.empty());
 }
 
-void MainWindow::showWorkloadOf(const Report& report)
-{
+void MainWindow::showWorkloadOf(const Report& report) {
     m_workload->showSettings(workloadSettings(report), report.search.is_object());
 }
 
-void MainWindow::addBackendEntry(const QString& label)
-{
+void MainWindow::addBackendEntry(const QString& label) {
     QStringList names = checkedBackends();
     if (!names.contains(label))
         names << label;
@@ -231,49 +224,102 @@ void MainWindow::addBackendEntry(const QString& label)
     m_statusLabel->setText(tr("%1 added to the backends: press Ctrl+R to run.").arg(label));
 }
 
-void MainWindow::updateModuleBackendChoices()
-{
+bool MainWindow::isTorchCompileBackend(const std::string& backend) const {
+    const auto family = std::find_if(m_families.begin(), m_families.end(),
+                                     [&backend](const auto& f) { return f->handles(backend); });
+    return family != m_families.end() && (*family)->id() == "torch_compile";
+}
+
+Status MainWindow::setEntryVariant(int row, const QString& label, bool addAsNew) {
+    auto* item = m_backendList->item(row);
+    if (!item || !(item->flags() & Qt::ItemIsUserCheckable))
+        return Error{"bad_option", "no backend entry to change there"};
+    auto entry = parseBackendEntry(label.toStdString());
+    if (!entry)
+        return entry.error();
+    const auto& e = entry.value();
+    if ((!e.mode.empty() || e.hasOptions()) && !isTorchCompileBackend(e.backend))
+        return Error{"bad_option",
+                     e.backend + " is not a torch.compile backend: it takes no mode or options"};
+    const QString canonical = q(formatBackendEntry(e));
+    if (!m_backendList->findItems(canonical, Qt::MatchExactly).isEmpty() && canonical != item->text())
+        return Error{"bad_option", "the list already has " + canonical.toStdString()};
+    if (addAsNew) {
+        auto* added = new QListWidgetItem(canonical);
+        added->setFlags(item->flags());
+        added->setCheckState(Qt::Checked);
+        m_backendList->insertItem(row + 1, added);
+        m_backendList->setCurrentItem(added);
+    } else {
+        item->setText(canonical);
+        item->setCheckState(Qt::Checked);
+    }
+    updateModuleBackendChoices();
+    m_statusLabel->setText(tr("%1 is in the backends: press Ctrl+R to run.").arg(canonical));
+    return std::nullopt;
+}
+
+void MainWindow::editEntryOptions(QListWidgetItem* item) {
+    if (!item)
+        return;
+    if (!(item->flags() & Qt::ItemIsUserCheckable)) {
+        m_statusLabel->setText(tr("%1: %2").arg(item->text(), item->toolTip()));
+        return;
+    }
+    auto entry = parseBackendEntry(item->text().toStdString());
+    if (!entry || isMixedLabel(item->text().toStdString())) {
+        m_statusLabel->setText(tr("%1 has no mode or options to edit").arg(item->text()));
+        return;
+    }
+    if (!isTorchCompileBackend(entry.value().backend)) {
+        m_statusLabel->setText(tr("%1 is not a torch.compile backend: it takes no mode or options")
+                                   .arg(q(entry.value().backend)));
+        return;
+    }
+    BackendEntryDialog dialog(entry.value(), this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    if (auto problem = setEntryVariant(m_backendList->row(item), dialog.label(), dialog.addAsNew()))
+        m_statusLabel->setText(q(problem->message));
+}
+
+void MainWindow::updateModuleBackendChoices() {
     // Submodules can only get torch.compile backends (docs/workloads.md, "Mixed backends").
     QStringList choices;
     for (int i = 0; i < m_backendList->count(); ++i) {
         const auto* item = m_backendList->item(i);
         const std::string name = item->text().toStdString();
-        if (!(item->flags() & Qt::ItemIsUserCheckable) || isMixedLabel(name))
+        // Submodules take NAME or NAME@MODE (docs/workloads.md): entries with {options} stay out.
+        if (!(item->flags() & Qt::ItemIsUserCheckable) || isMixedLabel(name) || !isAssignableEntry(name))
             continue;
-        const std::string backend = requestFor(name, RunRequest{}).backend;
-        const auto family = std::find_if(m_families.begin(), m_families.end(),
-                                         [&backend](const auto& f) { return f->handles(backend); });
-        if (family != m_families.end() && (*family)->id() == "torch_compile")
+        if (isTorchCompileBackend(parseBackendEntry(name).value().backend))
             choices << item->text();
     }
     m_modules->setBackendChoices(choices);
 }
 
-void MainWindow::onKernelSelected(const QString& name)
-{
+void MainWindow::onKernelSelected(const QString& name) {
     const int shown = m_traces->shownBackend();
     if (shown < 0 || shown >= static_cast<int>(m_report->backends.size()))
         return;
     const int nodes = m_graphs->showKernel(q(m_report->backends[shown].name), name);
-    m_statusLabel->setText(nodes > 0 ? tr("Kernel %1 came from %2 nodes: see Graphs (Alt+2)").arg(name).arg(nodes)
-                                     : tr("Kernel %1: no provenance for it in this backend's stages").arg(name));
+    m_statusLabel->setText(nodes > 0
+                               ? tr("Kernel %1 came from %2 nodes: see Graphs (Alt+2)").arg(name).arg(nodes)
+                               : tr("Kernel %1: no provenance for it in this backend's stages").arg(name));
 }
 
-void MainWindow::showTab(const QString& name)
-{
+void MainWindow::showTab(const QString& name) {
     for (int i = 0; i < m_tabs->count(); ++i)
         if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
             m_tabs->setCurrentIndex(i);
 }
 
-void MainWindow::showGraphs(const QString& backend)
-{
+void MainWindow::showGraphs(const QString& backend) {
     m_graphs->showBackend(backend);
     m_tabs->setCurrentWidget(m_graphs);
 }
 
-void MainWindow::showGraphsOf(const QModelIndex& proxyIndex)
-{
+void MainWindow::showGraphsOf(const QModelIndex& proxyIndex) {
     const QModelIndex source = m_proxy->mapToSource(proxyIndex);
     if (!source.isValid())
         return;
@@ -302,12 +348,38 @@ void MainWindow::buildLayout() {
         item->setCheckState(Qt::Checked);
     }
     auto* addBackend = new QLineEdit;
-    addBackend->setPlaceholderText(tr("Add a backend (e.g. inductor@max-autotune)"));
-    addBackend->setToolTip(tr("Any registered torch.compile backend, e.g. aot_eager_decomp_partition; Enter adds it"));
+    addBackend->setPlaceholderText(tr("Add a backend (e.g. inductor@max-autotune{fullgraph})"));
+    addBackend->setToolTip(
+        tr("Any registered torch.compile backend, e.g. aot_eager_decomp_partition, as "
+           "NAME[@MODE][{OPTION,...}]; Enter adds it. Double-click or F2 on a row edits its "
+           "mode and options."));
+    m_backendList->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_backendList, &QListWidget::itemDoubleClicked, this, &MainWindow::editEntryOptions);
+    auto* editOptions = new QAction(tr("Mode and Options..."), m_backendList);
+    editOptions->setShortcut(Qt::Key_F2);
+    editOptions->setShortcutContext(Qt::WidgetShortcut);
+    connect(editOptions, &QAction::triggered, this,
+            [this] { editEntryOptions(m_backendList->currentItem()); });
+    m_backendList->addAction(editOptions);
+    connect(m_backendList, &QWidget::customContextMenuRequested, this, [this, editOptions](const QPoint& at) {
+        auto* item = m_backendList->itemAt(at);
+        if (!item)
+            return;
+        m_backendList->setCurrentItem(item);
+        QMenu menu;
+        menu.addAction(editOptions);
+        auto* remove = menu.addAction(tr("Remove Entry"));
+        if (menu.exec(m_backendList->viewport()->mapToGlobal(at)) == remove)
+            delete m_backendList->takeItem(m_backendList->row(item));
+    });
     connect(addBackend, &QLineEdit::returnPressed, this, [this, addBackend] {
         const QString name = addBackend->text().trimmed();
         if (name.isEmpty())
             return;
+        if (auto entry = parseBackendEntry(name.toStdString()); !entry) {
+            m_statusLabel->setText(q(entry.error().message));
+            return; // the text stays for the user to fix
+        }
         QStringList names = checkedBackends();
         if (!names.contains(name))
             names << name;
@@ -328,7 +400,8 @@ void MainWindow::buildLayout() {
     m_dynamic->setToolTip(tr("torch.compile(dynamic=...)"));
     m_inductorConfig = new QLineEdit;
     m_inductorConfig->setPlaceholderText(tr("key=value, ..."));
-    m_inductorConfig->setToolTip(tr("Inductor options (torch.compile(options=...)); values as JSON, else strings"));
+    m_inductorConfig->setToolTip(
+        tr("Inductor options (torch.compile(options=...)); values as JSON, else strings"));
     m_trace = new QCheckBox(tr("Record kernel traces"));
     m_trace->setToolTip(tr("Trace 5 extra iterations per backend (PyTorch profiler on CPU, CUPTI on CUDA)"));
     m_trace->setChecked(true);
@@ -339,8 +412,10 @@ void MainWindow::buildLayout() {
     m_workload = new WorkloadOptions;
     form->addRow(m_workload);
     backendLayout->addWidget(options);
-    connect(m_backendList->model(), &QAbstractItemModel::rowsInserted, this, &MainWindow::updateModuleBackendChoices);
-    connect(m_backendList->model(), &QAbstractItemModel::dataChanged, this, &MainWindow::updateModuleBackendChoices);
+    connect(m_backendList->model(), &QAbstractItemModel::rowsInserted, this,
+            &MainWindow::updateModuleBackendChoices);
+    connect(m_backendList->model(), &QAbstractItemModel::dataChanged, this,
+            &MainWindow::updateModuleBackendChoices);
     auto* dock = new QDockWidget(tr("Backends"), this);
     dock->setObjectName("backendsDock");
     dock->setWidget(backendPane);
@@ -371,7 +446,8 @@ void MainWindow::buildLayout() {
 
     m_workloadLabel = new QLabel;
     m_workloadLabel->setVisible(false);
-    m_workloadLabel->setToolTip(tr("What every backend of this comparison ran (Options: Mode, Precision, Shapes)"));
+    m_workloadLabel->setToolTip(
+        tr("What every backend of this comparison ran (Options: Mode, Precision, Shapes)"));
     auto* tablePane = new QWidget;
     auto* tableLayout = new QVBoxLayout(tablePane);
     tableLayout->setContentsMargins(0, 0, 0, 0);
@@ -405,8 +481,12 @@ void MainWindow::buildLayout() {
     m_tabs->addTab(m_shapes, tr("Shapes"));
     m_modules = new ModuleAssignPanel;
     m_tabs->addTab(m_modules, tr("Modules"));
-    const QStringList tips = {tr("Alt+1"), tr("Alt+2"), tr("Alt+3"), tr("Alt+4"),
-                              tr("Alt+5: graph breaks and their source"), tr("Alt+6: latency per input shape"),
+    const QStringList tips = {tr("Alt+1"),
+                              tr("Alt+2"),
+                              tr("Alt+3"),
+                              tr("Alt+4"),
+                              tr("Alt+5: graph breaks and their source"),
+                              tr("Alt+6: latency per input shape"),
                               tr("Alt+7: pick backends per submodule for a mixed run")};
     for (int i = 0; i < m_tabs->count() && i < tips.size(); ++i)
         m_tabs->setTabToolTip(i, tips[i]);
@@ -542,23 +622,21 @@ void MainWindow::startRun() {
         m_charts->setLiveRun(row, m_session->liveRun());
         m_statusLabel->setText(tr("Running %1...").arg(q(m_session->report().backends[row].name)));
     });
-    connect(m_session.get(), &CompareSession::backendEvent, this,
-            [this](int row, const StreamEvent& ev) {
-                if (ev.kind == StreamEvent::Kind::Samples) {
-                    m_charts->samplesArrived(row);
-                    return;
-                }
-                if (ev.kind != StreamEvent::Kind::Progress)
-                    return;
-                m_model->setLiveStatus(
-                    row, q(ev.phase) + (ev.fraction >= 0 ? QString(" %1%").arg(int(ev.fraction * 100)) : ""));
-                // Search candidates append rows while running: the total is the report's, now.
-                const double overall =
-                    (row + std::max(0.0, ev.fraction)) / double(m_session->report().backends.size());
-                m_progress->setValue(int(overall * 1000));
-                m_statusLabel->setText(
-                    tr("%1: %2").arg(q(m_session->report().backends[row].name), q(ev.message)));
-            });
+    connect(m_session.get(), &CompareSession::backendEvent, this, [this](int row, const StreamEvent& ev) {
+        if (ev.kind == StreamEvent::Kind::Samples) {
+            m_charts->samplesArrived(row);
+            return;
+        }
+        if (ev.kind != StreamEvent::Kind::Progress)
+            return;
+        m_model->setLiveStatus(
+            row, q(ev.phase) + (ev.fraction >= 0 ? QString(" %1%").arg(int(ev.fraction * 100)) : ""));
+        // Search candidates append rows while running: the total is the report's, now.
+        const double overall =
+            (row + std::max(0.0, ev.fraction)) / double(m_session->report().backends.size());
+        m_progress->setValue(int(overall * 1000));
+        m_statusLabel->setText(tr("%1: %2").arg(q(m_session->report().backends[row].name), q(ev.message)));
+    });
     connect(m_session.get(), &CompareSession::backendFinished, this, [this](int row) {
         m_model->backendChanged(row);
         m_charts->setLiveRun(row, nullptr);
@@ -646,8 +724,7 @@ bool MainWindow::openReport(const QString& path) {
     RecentFiles::add(QFileInfo(path).absoluteFilePath());
     rebuildRecentMenu();
     setWindowTitle(QString("FuseScope - %1 (%2)")
-                       .arg(QFileInfo(path).fileName(),
-                            workloadSummary(workloadSettings(*m_report))));
+                       .arg(QFileInfo(path).fileName(), workloadSummary(workloadSettings(*m_report))));
     m_statusLabel->setText(tr("Opened %1").arg(path));
     m_table->selectRow(0);
     updateRunState();

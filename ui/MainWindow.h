@@ -12,6 +12,7 @@ class QComboBox;
 class QLineEdit;
 class QLabel;
 class QListWidget;
+class QListWidgetItem;
 class QPlainTextEdit;
 class QProgressBar;
 class QSortFilterProxyModel;
@@ -56,6 +57,11 @@ public:
     ModuleAssignPanel* modulesPanel() const { return m_modules; }
     WorkloadOptions* workloadOptions() const { return m_workload; }
     QStringList checkedBackends() const;
+    QListWidget* backendList() const { return m_backendList; }
+    // A backend-list row with its mode/options changed to `label` (an entry as
+    // parseBackendEntry reads it), or, with addAsNew, the variant added checked below it. The
+    // problem when the label does not parse or its backend takes no options.
+    Status setEntryVariant(int row, const QString& label, bool addAsNew);
     // The request every backend of the next run starts from (model, options, workload), or what
     // is wrong with the options.
     Result<RunRequest> baseRequest() const;
@@ -95,6 +101,8 @@ private:
     void refreshSummaries();
     void updateModuleBackendChoices();
     void addBackendEntry(const QString& label);
+    void editEntryOptions(QListWidgetItem* item);
+    bool isTorchCompileBackend(const std::string& backend) const;
     void showWorkloadOf(const Report& report);
 
     std::vector<std::unique_ptr<BackendFamily>> m_families;

@@ -7,24 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <QCoreApplication>
-#include <sstream>
-
 using namespace fusescope;
 using namespace fusescope::cli;
-
-namespace {
-
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
     CLI::App cli{"FuseScope: compare torch.compile backends on a model, headless."};
@@ -39,7 +23,9 @@ int main(int argc, char** argv) {
                     "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:resnet | hf:vit | "
                     "FILE.py | FILE.pt")
         ->required();
-    cmp->add_option("-b,--backends", backendList, "Comma-separated backends, in run order")
+    cmp->add_option("-b,--backends", backendList,
+                    "Comma-separated backends, in run order; each NAME[@MODE][{OPTION,...}], e.g. "
+                    "inductor,inductor{epilogue_fusion=false},inductor@max-autotune{fullgraph}")
         ->capture_default_str();
     cmp->add_option("-d,--device", compare.base.device, "cpu or cuda")
         ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -166,10 +152,16 @@ int main(int argc, char** argv) {
     QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
 
     if (*cmp) {
-        compare.backends = splitList(backendList);
+        compare.backends = splitBackendList(backendList);
         if (compare.backends.empty()) {
             std::fprintf(stderr, "error: --backends names no backend\n");
             return kExitUsage;
+        }
+        for (const auto& label : compare.backends) {
+            if (auto entry = parseBackendEntry(label); !entry) {
+                std::fprintf(stderr, "error: --backends: %s\n", entry.error().message.c_str());
+                return kExitUsage;
+            }
         }
         compare.base.model = compare.model;
         if (!mode.empty())

@@ -1,6 +1,7 @@
 #include "AssignmentSearch.h"
 
 #include "Format.h"
+#include "capture/CompileOptions.h"
 #include "capture/Workload.h"
 
 #include <algorithm>
@@ -70,7 +71,9 @@ std::vector<std::string> AssignmentSearch::next(const Report& report) {
     } else if (m_step < 0) {
         // Greedy: start with every module on the best single backend.
         std::string start = bestSingle(report);
-        auto bare = start.substr(0, start.find('@'));
+        // The best single row may carry a mode or {options}; its bare backend is the fallback.
+        auto entry = parseBackendEntry(start);
+        const std::string bare = entry ? entry.value().backend : start;
         if (std::find(m_backends.begin(), m_backends.end(), start) == m_backends.end())
             start = std::find(m_backends.begin(), m_backends.end(), bare) != m_backends.end()
                         ? bare

@@ -81,14 +81,31 @@ void CompareSession::startNext() {
         return;
     }
     const int index = m_current;
-    RunRequest request = requestFor(m_backends[index], m_base);
-    auto* family = familyFor(request.backend);
+    auto parsed = requestFor(m_backends[index], m_base);
     emit backendStarted(index);
+    if (!parsed) {
+        auto& run = m_report.backends[index];
+        run.status = RunStatus::Failed;
+        run.error = RunError{parsed.error().code, parsed.error().message, {}, {}};
+        emit backendFinished(index);
+        QTimer::singleShot(0, this, &CompareSession::startNext);
+        return;
+    }
+    const RunRequest& request = parsed.value();
+    auto* family = familyFor(request.backend);
     if (!family) {
         auto& run = m_report.backends[index];
         run.status = RunStatus::Unavailable;
         run.error = RunError{
             "backend_unavailable", "backend " + request.backend + ": no backend family handles it", {}, {}};
+        emit backendFinished(index);
+        QTimer::singleShot(0, this, &CompareSession::startNext);
+        return;
+    }
+    if (auto why = entryOptionsRefused(m_backends[index], *family)) {
+        auto& run = m_report.backends[index];
+        run.status = RunStatus::Failed;
+        run.error = RunError{"bad_option", *why, {}, {}};
         emit backendFinished(index);
         QTimer::singleShot(0, this, &CompareSession::startNext);
         return;
@@ -140,9 +157,10 @@ bool CompareSession::extendWithSearch() {
             if (mod.depth == 1)
                 modules.push_back(mod.name);
         for (const auto& label : m_backends) {
-            if (isMixedLabel(label))
+            // Submodules take NAME or NAME@MODE (docs/workloads.md): entries with {options} stay out.
+            if (isMixedLabel(label) || !isAssignableEntry(label))
                 continue;
-            auto* family = familyFor(requestFor(label, m_base).backend);
+            auto* family = familyFor(parseBackendEntry(label).value().backend);
             if (family && family->id() == "torch_compile") {
                 singles.push_back(label);
                 if (std::find(backends.begin(), backends.end(), label) == backends.end())
@@ -170,21 +188,35 @@ bool CompareSession::extendWithSearch() {
     return !labels.empty();
 }
 
-RunRequest requestFor(const std::string& label, const RunRequest& base) {
+Result<RunRequest> requestFor(const std::string& label, const RunRequest& base) {
     RunRequest request = base;
     if (isMixedLabel(label)) {
         request.backend = kMixedBackend;
         const auto inner = label.substr(std::string(kMixedBackend).size() + 1,
                                         label.size() - std::string(kMixedBackend).size() - 2);
-        if (auto assign = parseAssignment(inner))
-            request.workload.assign = assign.value();
+        auto assign = parseAssignment(inner);
+        if (!assign)
+            return assign.error();
+        request.workload.assign = assign.value();
         return request;
     }
-    const auto at = label.find('@');
-    request.backend = label.substr(0, at);
-    if (at != std::string::npos)
-        request.options["mode"] = label.substr(at + 1);
+    auto entry = parseBackendEntry(label);
+    if (!entry)
+        return entry.error();
+    request.backend = entry.value().backend;
+    request.options = applyEntryOptions(request.options, entry.value());
     return request;
+}
+
+std::optional<std::string> entryOptionsRefused(const std::string& label, const BackendFamily& family) {
+    if (family.id() == "torch_compile" || isMixedLabel(label))
+        return std::nullopt;
+    auto entry = parseBackendEntry(label);
+    if (!entry || (entry.value().mode.empty() && !entry.value().hasOptions()))
+        return std::nullopt;
+    return "backend entry '" + label + "': " + entry.value().backend + " (" + family.id() +
+           " family) is not a torch.compile backend and takes no mode or {options}; use '" +
+           entry.value().backend + "'";
 }
 
 bool isModelError(const std::string& code) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "BackendFamily.h"
+#include "CompileOptions.h"
 #include "analysis/AssignmentSearch.h"
 #include "model/Report.h"
 
@@ -64,9 +65,14 @@ private:
     std::unique_ptr<AssignmentSearch> m_search;
 };
 
-// The request for one entry of a backend list: `NAME` or `NAME@MODE` (a torch.compile mode such
-// as max-autotune), so one comparison can hold several modes of the same backend.
-RunRequest requestFor(const std::string& label, const RunRequest& base);
+// The request for one entry of a backend list: `NAME[@MODE][{OPTION,...}]` (CompileOptions.h) or a
+// mixed label, so one comparison can hold several modes and option sets of the same backend. An
+// entry that does not parse is an error naming it.
+Result<RunRequest> requestFor(const std::string& label, const RunRequest& base);
+
+// Why an entry's @MODE or {options} cannot apply: only torch.compile backends take them (the run-wide
+// options are defaults, which other families ignore). nullopt when they apply or there are none.
+std::optional<std::string> entryOptionsRefused(const std::string& label, const BackendFamily& family);
 
 // Errors of the model itself (not of a backend): docs/protocol.md's model_* codes.
 bool isModelError(const std::string& code);

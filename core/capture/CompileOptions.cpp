@@ -4,17 +4,29 @@ namespace fusescope {
 
 namespace {
 
-std::string trimmed(const std::string& s)
-{
+std::string trimmed(const std::string& s) {
     const auto b = s.find_first_not_of(" \t");
     const auto e = s.find_last_not_of(" \t");
     return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
+Error badEntry(const std::string& label, const std::string& why) {
+    return Error{"bad_option", "backend entry '" + label + "': " + why};
+}
+
+// An option value as typed again: strings bare unless they would read back as JSON.
+std::string typed(const nlohmann::json& value) {
+    if (!value.is_string())
+        return value.dump();
+    const auto& s = value.get_ref<const std::string&>();
+    const bool ambiguous = !nlohmann::json::parse(s, nullptr, false).is_discarded() ||
+                           s.find_first_of(",{}[] ") != std::string::npos || s.empty();
+    return ambiguous ? value.dump() : s;
+}
+
 } // namespace
 
-Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items)
-{
+Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items) {
     nlohmann::json config = nlohmann::json::object();
     for (const auto& raw : items) {
         const std::string item = trimmed(raw);
@@ -28,6 +40,143 @@ Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items
         config[trimmed(item.substr(0, eq))] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
     }
     return config;
+}
+
+std::vector<std::string> splitBackendList(const std::string& text) {
+    std::vector<std::string> out;
+    std::string item;
+    int depth = 0;
+    bool quoted = false, escaped = false;
+    auto push = [&] {
+        auto t = trimmed(item);
+        if (!t.empty())
+            out.push_back(t);
+        item.clear();
+    };
+    for (char c : text) {
+        if (quoted) {
+            item += c;
+            quoted = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+            continue;
+        }
+        if (c == '"')
+            quoted = true;
+        else if (c == '{' || c == '[')
+            ++depth;
+        else if ((c == '}' || c == ']') && depth > 0)
+            --depth;
+        if (c == ',' && depth == 0)
+            push();
+        else
+            item += c;
+    }
+    push();
+    return out;
+}
+
+Result<BackendEntry> parseBackendEntry(const std::string& raw) {
+    const std::string label = trimmed(raw);
+    BackendEntry entry;
+    std::string head = label;
+    const auto brace = label.find('{');
+    if (brace != std::string::npos) {
+        if (label.back() != '}')
+            return badEntry(label,
+                            "options must close with '}' at the end, as in inductor{epilogue_fusion=false}");
+        head = trimmed(label.substr(0, brace));
+        const std::string body = label.substr(brace + 1, label.size() - brace - 2);
+        std::vector<std::string> inductorItems;
+        for (const auto& option : splitBackendList(body)) {
+            const auto eq = option.find('=');
+            const std::string key = trimmed(option.substr(0, eq));
+            const std::string value =
+                eq == std::string::npos ? std::string() : trimmed(option.substr(eq + 1));
+            if (key == "fullgraph") {
+                if (eq != std::string::npos && value != "true" && value != "false")
+                    return badEntry(label, "fullgraph takes true or false, not '" + value + "'");
+                entry.options["fullgraph"] = eq == std::string::npos || value == "true";
+            } else if (key == "dynamic") {
+                if (value != "true" && value != "false" && value != "auto")
+                    return badEntry(label, "dynamic takes true, false or auto, not '" + value + "'");
+                entry.options["dynamic"] =
+                    value == "auto" ? nlohmann::json(nullptr) : nlohmann::json(value == "true");
+            } else if (key == "mode") {
+                return badEntry(label,
+                                "give the torch.compile mode as NAME@MODE, e.g. inductor@max-autotune");
+            } else {
+                inductorItems.push_back(option);
+            }
+        }
+        auto inductor = parseInductorConfig(inductorItems);
+        if (!inductor)
+            return badEntry(label, inductor.error().message + " (options are fullgraph, dynamic=..., or "
+                                                              "Inductor KEY=VALUE)");
+        if (!inductor.value().empty())
+            entry.options["inductor"] = inductor.value();
+    } else if (label.find('}') != std::string::npos) {
+        return badEntry(label, "'}' without '{'");
+    }
+    const auto at = head.find('@');
+    entry.backend = trimmed(head.substr(0, at));
+    if (at != std::string::npos) {
+        entry.mode = trimmed(head.substr(at + 1));
+        if (entry.mode.empty())
+            return badEntry(label, "nothing after '@' (a torch.compile mode such as max-autotune)");
+    }
+    if (entry.backend.empty())
+        return badEntry(label, "no backend name");
+    if (entry.backend.find_first_of(",[]= ") != std::string::npos)
+        return badEntry(label, "'" + entry.backend + "' is not a backend name");
+    return entry;
+}
+
+bool isAssignableEntry(const std::string& label) {
+    auto entry = parseBackendEntry(label);
+    return entry && !entry.value().hasOptions();
+}
+
+std::string formatBackendEntry(const BackendEntry& entry) {
+    std::string label = entry.backend;
+    if (!entry.mode.empty())
+        label += "@" + entry.mode;
+    std::vector<std::string> options;
+    if (entry.options.contains("fullgraph"))
+        options.push_back(entry.options["fullgraph"].get<bool>() ? "fullgraph" : "fullgraph=false");
+    if (entry.options.contains("dynamic")) {
+        const auto& d = entry.options["dynamic"];
+        options.push_back(std::string("dynamic=") + (d.is_null()     ? "auto"
+                                                     : d.get<bool>() ? "true"
+                                                                     : "false"));
+    }
+    if (entry.options.contains("inductor"))
+        for (const auto& [key, value] : entry.options["inductor"].items())
+            options.push_back(key + "=" + typed(value));
+    if (!options.empty()) {
+        label += "{";
+        for (size_t i = 0; i < options.size(); ++i)
+            label += (i ? "," : "") + options[i];
+        label += "}";
+    }
+    return label;
+}
+
+nlohmann::json applyEntryOptions(nlohmann::json base, const BackendEntry& entry) {
+    if (!base.is_object())
+        base = nlohmann::json::object();
+    if (!entry.mode.empty())
+        base["mode"] = entry.mode;
+    for (const auto& [key, value] : entry.options.items()) {
+        if (key == "inductor") {
+            if (!base.contains("inductor") || !base["inductor"].is_object())
+                base["inductor"] = nlohmann::json::object();
+            for (const auto& [k, v] : value.items())
+                base["inductor"][k] = v;
+        } else {
+            base[key] = value;
+        }
+    }
+    return base;
 }
 
 } // namespace fusescope

@@ -3,7 +3,6 @@
 #include "model/Result.h"
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -12,5 +11,30 @@ namespace fusescope {
 // Inductor options as users type them, KEY=VALUE each (VALUE read as JSON when it parses, else
 // kept as a string), into the object torch.compile(options=...) takes. The CLI and the GUI share it.
 Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items);
+
+// One entry of a backend list as users type it (docs/cli.md, "Backends and their options"):
+//   NAME[@MODE][{OPTION,...}]
+// OPTION is `fullgraph`, `fullgraph=true|false`, `dynamic=true|false|auto`, or any other
+// KEY=VALUE, an Inductor option. The entry's options apply on top of the run-wide ones, so one
+// comparison can hold `inductor` and `inductor{epilogue_fusion=false}` side by side.
+struct BackendEntry {
+    std::string backend;
+    std::string mode; // empty: the run-wide mode
+    nlohmann::json options =
+        nlohmann::json::object(); // only what the entry sets: fullgraph, dynamic, inductor{}
+
+    bool hasOptions() const { return !options.empty(); }
+};
+
+Result<BackendEntry> parseBackendEntry(const std::string& label);
+// The canonical spelling of an entry (options in a fixed order); parseBackendEntry reads it back.
+std::string formatBackendEntry(const BackendEntry& entry);
+// `base` (a request's options) with the entry's mode and options applied; Inductor options merge
+// key by key.
+nlohmann::json applyEntryOptions(nlohmann::json base, const BackendEntry& entry);
+// NAME or NAME@MODE without options: what a submodule of a mixed run can be given.
+bool isAssignableEntry(const std::string& label);
+// Splits a comma-separated backend list at the commas outside {...}, [...] and "...".
+std::vector<std::string> splitBackendList(const std::string& text);
 
 } // namespace fusescope

@@ -57,7 +57,9 @@ TEST(Workload, MixedLabelRoundTripsThroughRequestFor) {
     EXPECT_FALSE(isMixedLabel("inductor@max-autotune"));
     RunRequest base;
     base.model = "demo:transformer";
-    const auto request = requestFor(label, base);
+    const auto parsed = requestFor(label, base);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    const auto& request = parsed.value();
     EXPECT_EQ(request.backend, "mixed");
     ASSERT_EQ(request.workload.assign.size(), 2u);
     EXPECT_EQ(request.workload.assign[0].second, "inductor@max-autotune");

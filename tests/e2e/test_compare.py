@@ -7,7 +7,7 @@ import time
 
 from conftest import FAST, cli_path
 
-OK, ERROR, PARTIAL, ALL_FAILED, CANCELLED = 0, 1, 2, 3, 4
+OK, ERROR, PARTIAL, ALL_FAILED, CANCELLED, USAGE = 0, 1, 2, 3, 4, 64
 
 
 def by_name(summary):
@@ -177,6 +177,35 @@ def test_unknown_inductor_option_fails_that_backend_with_its_name(cli):
     b = by_name(r.json())
     assert b["eager"]["status"] == "ok"
     assert b["inductor"]["status"] == "failed" and "no_such_option" in b["inductor"]["error"]
+
+
+def test_options_in_braces_apply_to_their_entry_only(cli, tmp_path):
+    out = tmp_path / "entries.fscope"
+    r = cli("compare", "demo:mlp", "--backends",
+            "aot_eager, aot_eager{fullgraph,dynamic=false}, inductor{no_such_option=1}, torchscript{fullgraph}",
+            "--inductor-config", "epilogue_fusion=true", "--out", out, "--json", *FAST)
+    assert r.code == PARTIAL, r
+    names = [b["name"] for b in r.json()["backends"]]
+    assert names == ["aot_eager", "aot_eager{fullgraph,dynamic=false}", "inductor{no_such_option=1}",
+                     "torchscript{fullgraph}"]
+    b = by_name(r.json())
+    saved = {s["name"]: s for s in json.loads(out.read_text())["backends"]}
+    assert b["aot_eager"]["status"] == "ok" and b["aot_eager{fullgraph,dynamic=false}"]["status"] == "ok"
+    plain, braced = saved["aot_eager"]["options"], saved["aot_eager{fullgraph,dynamic=false}"]["options"]
+    assert plain["fullgraph"] is False and plain["dynamic"] is None
+    assert braced["fullgraph"] is True and braced["dynamic"] is False
+    # The entry's Inductor options reach torch.compile on top of the run-wide ones: torch rejects it.
+    failed = b["inductor{no_such_option=1}"]
+    assert failed["status"] == "failed" and "no_such_option" in failed["error"], failed
+    refused = b["torchscript{fullgraph}"]
+    assert refused["status"] == "failed" and refused["error_code"] == "bad_option"
+    assert "not a torch.compile backend" in refused["error"], refused
+
+
+def test_malformed_backend_entry_is_a_usage_error_naming_it(cli):
+    r = cli("compare", "demo:mlp", "--backends", "eager,inductor{dynamic=maybe}")
+    assert r.code == USAGE, r
+    assert "inductor{dynamic=maybe}" in r.stderr and "dynamic takes true, false or auto" in r.stderr
 
 
 def test_aot_inductor_compiles_runs_and_fuses_on_mlp(cli, tmp_path):

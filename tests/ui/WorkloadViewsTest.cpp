@@ -1,6 +1,7 @@
 // The workload views of the main window over a report built here: the recommendation under the
 // table, graph breaks with their source, the break banner on the Dynamo graph, the shape study,
 // the module tree that builds a mixed run, and the workload options that go into a run request.
+#include "BackendEntryDialog.h"
 #include "BreaksPanel.h"
 #include "ComparisonModel.h"
 #include "GraphPanel.h"
@@ -16,7 +17,9 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTabWidget>
@@ -315,6 +318,65 @@ private slots:
         QVERIFY(modules->assign("layers", "inductor"));
         QVERIFY(modules->addMixedRun().isEmpty());
         QVERIFY(modules->messageText().contains("ModuleList"));
+    }
+
+    void entryDialogBuildsTheLabelTheCliReads() {
+        auto start = parseBackendEntry("inductor@max-autotune{fullgraph,epilogue_fusion=false}");
+        QVERIFY(start);
+        BackendEntryDialog dialog(start.value());
+        QCOMPARE(dialog.modeBox()->currentText(), QString("max-autotune"));
+        QCOMPARE(dialog.fullgraphBox()->currentText(), QString("true"));
+        QCOMPARE(dialog.dynamicBox()->currentIndex(), 0); // run-wide
+        QCOMPARE(dialog.inductorEdit()->text(), QString("epilogue_fusion=false"));
+        QCOMPARE(dialog.label(), QString("inductor@max-autotune{fullgraph,epilogue_fusion=false}"));
+
+        dialog.dynamicBox()->setCurrentText("false");
+        dialog.modeBox()->setCurrentIndex(0);
+        dialog.inductorEdit()->setText("epilogue_fusion=false, max_fusion_size=16");
+        QCOMPARE(dialog.label(),
+                 QString("inductor{fullgraph,dynamic=false,epilogue_fusion=false,max_fusion_size=16}"));
+        QVERIFY(dialog.applyButton()->isEnabled());
+        if (const QString keep = qEnvironmentVariable("FUSESCOPE_SAVE_WORKLOAD_REPORT"); !keep.isEmpty()) {
+            dialog.adjustSize();
+            QVERIFY(dialog.grab().save(QDir(keep).filePath("entry-dialog.png")));
+        }
+
+        dialog.inductorEdit()->setText("epilogue_fusion");
+        QVERIFY(dialog.label().isEmpty());
+        QVERIFY(!dialog.applyButton()->isEnabled() && !dialog.addButton()->isEnabled());
+        dialog.inductorEdit()->setText("dynamic=true");
+        QVERIFY(!dialog.entry());
+        QVERIFY(QString::fromStdString(dialog.entry().error().message).contains("own fields"));
+    }
+
+    void backendListTakesVariantsWithOptions() {
+        MainWindow window;
+        window.setBackends({"eager", "inductor", "torchscript"});
+        QListWidget* list = window.backendList();
+        const int row = list->row(list->findItems("inductor", Qt::MatchExactly).front());
+        QVERIFY(!window.setEntryVariant(row, "inductor{epilogue_fusion=false}", true));
+        QCOMPARE(list->item(row + 1)->text(), QString("inductor{epilogue_fusion=false}"));
+        QVERIFY(window.checkedBackends().contains("inductor"));
+        QVERIFY(window.checkedBackends().contains("inductor{epilogue_fusion=false}"));
+        // The row's own label becomes the run's row, with its options on top of the run-wide ones.
+        auto request = requestFor("inductor{epilogue_fusion=false}", window.baseRequest().value());
+        QVERIFY(request);
+        QVERIFY(request.value().options["inductor"]["epilogue_fusion"] == false);
+
+        QVERIFY(!window.setEntryVariant(row, "inductor@max-autotune", false));
+        QCOMPARE(list->item(row)->text(), QString("inductor@max-autotune"));
+        auto duplicate = window.setEntryVariant(row, "inductor{epilogue_fusion=false}", false);
+        QVERIFY(duplicate && QString::fromStdString(duplicate->message).contains("already has"));
+        auto bad = window.setEntryVariant(row, "inductor{dynamic=maybe}", false);
+        QVERIFY(bad && QString::fromStdString(bad->message).contains("dynamic takes"));
+        const int eager = list->row(list->findItems("eager", Qt::MatchExactly).front());
+        QVERIFY(!window.setEntryVariant(eager, "eager{fullgraph}", true)); // eager is a torch.compile backend
+        const int ts = list->row(list->findItems("torchscript", Qt::MatchExactly).front());
+        auto refused = window.setEntryVariant(ts, "torchscript{fullgraph}", false);
+        QVERIFY(refused && QString::fromStdString(refused->message).contains("not a torch.compile backend"));
+        // Entries with options stay out of the submodule choices (mixed runs take NAME or NAME@MODE).
+        QVERIFY(!window.modulesPanel()->backendChoices().contains("inductor{epilogue_fusion=false}"));
+        QVERIFY(window.modulesPanel()->backendChoices().contains("inductor@max-autotune"));
     }
 
     void optionsMakeTheRunRequestAndFollowAReport() {

@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -172,7 +173,8 @@ void TracePanel::refresh() {
     const auto shown = traceOf(m_shown);
     const auto compared = traceOf(m_compared);
     m_timelines->setTraces(shown, backendName(m_shown), compared, backendName(m_compared));
-    m_table->setStats(shown ? computeKernelStats(*shown, KernelStatsOptions::forTrace(*shown)) : KernelStatsTable{});
+    m_table->setStats(shown ? computeKernelStats(*shown, KernelStatsOptions::forTrace(*shown))
+                            : KernelStatsTable{});
     if (!shown) {
         m_info->setText(m_shown < 0 ? tr("No backend with a kernel trace.")
                                     : tr("This backend has no kernel trace."));
@@ -227,7 +229,9 @@ bool TracePanel::exportKernelCsv(const QString& path, QString* error) const {
 }
 
 void TracePanel::exportWithDialog(bool chrome) {
-    const QString stem = backendName(m_shown).isEmpty() ? QStringLiteral("trace") : backendName(m_shown);
+    // Row labels may hold {options} or mixed[...]: keep a file name any system takes.
+    QString stem = backendName(m_shown).isEmpty() ? QStringLiteral("trace") : backendName(m_shown);
+    stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._@=-]+")), QStringLiteral("_"));
     const QString path =
         chrome
             ? QFileDialog::getSaveFileName(this, tr("Export Chrome trace"),

@@ -1,0 +1,105 @@
+// Backend entries as users type them: NAME[@MODE][{OPTION,...}] (core/capture/CompileOptions.h).
+#include "capture/CompileOptions.h"
+
+#include "capture/CompareSession.h"
+
+#include <gtest/gtest.h>
+
+using namespace fusescope;
+
+TEST(BackendEntry, PlainNameAndMode) {
+    auto plain = parseBackendEntry("inductor");
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain.value().backend, "inductor");
+    EXPECT_TRUE(plain.value().mode.empty());
+    EXPECT_FALSE(plain.value().hasOptions());
+    auto moded = parseBackendEntry(" inductor@max-autotune ");
+    ASSERT_TRUE(moded);
+    EXPECT_EQ(moded.value().backend, "inductor");
+    EXPECT_EQ(moded.value().mode, "max-autotune");
+    EXPECT_TRUE(isAssignableEntry("inductor@max-autotune"));
+}
+
+TEST(BackendEntry, OptionsSplitIntoFullgraphDynamicAndInductor) {
+    auto e = parseBackendEntry("inductor@max-autotune{fullgraph,dynamic=false,epilogue_fusion=false,"
+                               "max_autotune_gemm_backends=ATEN,size_hints=[1,2]}");
+    ASSERT_TRUE(e) << e.error().message;
+    const auto& o = e.value().options;
+    EXPECT_EQ(e.value().mode, "max-autotune");
+    EXPECT_EQ(o["fullgraph"], true);
+    EXPECT_EQ(o["dynamic"], false);
+    EXPECT_EQ(o["inductor"]["epilogue_fusion"], false);
+    EXPECT_EQ(o["inductor"]["max_autotune_gemm_backends"], "ATEN");
+    EXPECT_EQ(o["inductor"]["size_hints"], nlohmann::json::parse("[1,2]"));
+    EXPECT_FALSE(isAssignableEntry("inductor{fullgraph}"));
+    auto autoDynamic = parseBackendEntry("aot_eager{dynamic=auto,fullgraph=false}");
+    ASSERT_TRUE(autoDynamic);
+    EXPECT_TRUE(autoDynamic.value().options["dynamic"].is_null());
+    EXPECT_EQ(autoDynamic.value().options["fullgraph"], false);
+}
+
+TEST(BackendEntry, BadEntriesNameTheEntryAndTheProblem) {
+    for (const auto& [label, expected] : std::vector<std::pair<std::string, std::string>>{
+             {"inductor{fullgraph", "close with '}'"},
+             {"inductor}", "without '{'"},
+             {"inductor@", "nothing after '@'"},
+             {"{fullgraph}", "no backend name"},
+             {"inductor{dynamic=maybe}", "dynamic takes true, false or auto"},
+             {"inductor{fullgraph=yes}", "fullgraph takes true or false"},
+             {"inductor{mode=max-autotune}", "NAME@MODE"},
+             {"inductor{=3}", "not KEY=VALUE"},
+             {"inductor{novalue}", "not KEY=VALUE"}}) {
+        auto e = parseBackendEntry(label);
+        ASSERT_FALSE(e) << label;
+        EXPECT_NE(e.error().message.find("'" + label + "'"), std::string::npos) << e.error().message;
+        EXPECT_NE(e.error().message.find(expected), std::string::npos) << label << ": " << e.error().message;
+    }
+}
+
+TEST(BackendEntry, FormatReadsBack) {
+    for (const std::string label :
+         {"inductor", "inductor@reduce-overhead", "inductor{fullgraph}",
+          "inductor{fullgraph=false,dynamic=auto}",
+          "inductor@max-autotune{dynamic=true,epilogue_fusion=false,max_autotune_gemm_backends=ATEN}",
+          "inductor{cpp.simdlen=512,note=\"a,b\",text=\"true\"}"}) {
+        auto e = parseBackendEntry(label);
+        ASSERT_TRUE(e) << label << ": " << e.error().message;
+        const auto formatted = formatBackendEntry(e.value());
+        auto again = parseBackendEntry(formatted);
+        ASSERT_TRUE(again) << formatted;
+        EXPECT_EQ(again.value().backend, e.value().backend);
+        EXPECT_EQ(again.value().mode, e.value().mode);
+        EXPECT_EQ(again.value().options, e.value().options) << label << " -> " << formatted;
+    }
+    auto quoted = parseBackendEntry("inductor{note=\"a,b\",text=\"true\"}");
+    ASSERT_TRUE(quoted);
+    EXPECT_EQ(quoted.value().options["inductor"]["note"], "a,b");
+    EXPECT_EQ(quoted.value().options["inductor"]["text"], "true"); // a string, not the boolean
+}
+
+TEST(BackendEntry, ListSplitsOutsideBracesBracketsAndQuotes) {
+    EXPECT_EQ(
+        splitBackendList("eager, inductor{a=1,b=[2,3]},mixed[encoder=inductor,decoder=eager],x{s=\"p,q\"},,"),
+        (std::vector<std::string>{"eager", "inductor{a=1,b=[2,3]}", "mixed[encoder=inductor,decoder=eager]",
+                                  "x{s=\"p,q\"}"}));
+}
+
+TEST(BackendEntry, RequestAppliesTheEntryOnTopOfTheRunWideOptions) {
+    RunRequest base;
+    base.options = {
+        {"fullgraph", false}, {"dynamic", nullptr}, {"inductor", {{"epilogue_fusion", true}, {"x", 1}}}};
+    auto r = requestFor("inductor@max-autotune{fullgraph,epilogue_fusion=false}", base);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value().backend, "inductor");
+    EXPECT_EQ(r.value().options["mode"], "max-autotune");
+    EXPECT_EQ(r.value().options["fullgraph"], true);
+    EXPECT_TRUE(r.value().options["dynamic"].is_null());
+    EXPECT_EQ(r.value().options["inductor"], (nlohmann::json{{"epilogue_fusion", false}, {"x", 1}}));
+    // The run-wide options are untouched for the next entry.
+    auto plain = requestFor("inductor", base);
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain.value().options, base.options);
+    auto bad = requestFor("inductor{dynamic=maybe}", base);
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().code, "bad_option");
+}

@@ -1,0 +1,130 @@
+#include "BackendEntryDialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace fusescope {
+
+namespace {
+
+const QString kRunWide = QObject::tr("(run-wide)");
+
+QString inductorText(const nlohmann::json& options) {
+    if (!options.contains("inductor"))
+        return {};
+    // formatBackendEntry spells the values; reuse it on an entry holding only these options.
+    BackendEntry only;
+    only.backend = "x";
+    only.options["inductor"] = options["inductor"];
+    const auto label = QString::fromStdString(formatBackendEntry(only));
+    return label.mid(2, label.size() - 3);
+}
+
+} // namespace
+
+BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* parent)
+    : QDialog(parent)
+    , m_backend(entry.backend) {
+    setWindowTitle(tr("Options of %1").arg(QString::fromStdString(entry.backend)));
+    auto* form = new QFormLayout;
+    m_mode = new QComboBox;
+    m_mode->setEditable(true);
+    m_mode->addItems({kRunWide, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"});
+    m_mode->setToolTip(tr("torch.compile(mode=...) for this entry; reduce-overhead uses CUDA graphs (GPU)"));
+    m_mode->setCurrentText(entry.mode.empty() ? kRunWide : QString::fromStdString(entry.mode));
+    m_fullgraph = new QComboBox;
+    m_fullgraph->addItems({kRunWide, "true", "false"});
+    m_fullgraph->setToolTip(tr("torch.compile(fullgraph=True): a graph break fails this entry"));
+    if (entry.options.contains("fullgraph"))
+        m_fullgraph->setCurrentText(entry.options["fullgraph"].get<bool>() ? "true" : "false");
+    m_dynamic = new QComboBox;
+    m_dynamic->addItems({kRunWide, "auto", "true", "false"});
+    m_dynamic->setToolTip(tr("torch.compile(dynamic=...) for this entry"));
+    if (entry.options.contains("dynamic")) {
+        const auto& d = entry.options["dynamic"];
+        m_dynamic->setCurrentText(d.is_null() ? "auto" : d.get<bool>() ? "true" : "false");
+    }
+    m_inductor = new QLineEdit(inductorText(entry.options));
+    m_inductor->setPlaceholderText(tr("key=value, ...  e.g. epilogue_fusion=false"));
+    m_inductor->setToolTip(
+        tr("Inductor options for this entry, merged over the run-wide ones; values as JSON, "
+           "else strings"));
+    form->addRow(tr("Mode"), m_mode);
+    form->addRow(tr("fullgraph"), m_fullgraph);
+    form->addRow(tr("dynamic"), m_dynamic);
+    form->addRow(tr("Inductor"), m_inductor);
+    m_preview = new QLabel;
+    m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_preview->setWordWrap(true);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
+    m_apply = buttons->addButton(tr("Apply"), QDialogButtonBox::AcceptRole);
+    m_add = buttons->addButton(tr("Add as New Entry"), QDialogButtonBox::AcceptRole);
+    m_apply->setDefault(true);
+    connect(m_apply, &QPushButton::clicked, this, [this] { m_addAsNew = false; });
+    connect(m_add, &QPushButton::clicked, this, [this] { m_addAsNew = true; });
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_preview);
+    layout->addWidget(buttons);
+
+    connect(m_mode, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
+    connect(m_fullgraph, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
+    connect(m_dynamic, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
+    connect(m_inductor, &QLineEdit::textChanged, this, &BackendEntryDialog::refresh);
+    refresh();
+}
+
+Result<BackendEntry> BackendEntryDialog::entry() const {
+    BackendEntry e;
+    e.backend = m_backend;
+    const QString mode = m_mode->currentText().trimmed();
+    if (mode != kRunWide && !mode.isEmpty())
+        e.mode = mode.toStdString();
+    if (m_fullgraph->currentText() != kRunWide)
+        e.options["fullgraph"] = m_fullgraph->currentText() == "true";
+    const QString dynamic = m_dynamic->currentText();
+    if (dynamic != kRunWide)
+        e.options["dynamic"] =
+            dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+    // The same reader as typed entries, so the dialog accepts exactly what the CLI accepts.
+    auto inductor = parseBackendEntry("x{" + m_inductor->text().toStdString() + "}");
+    if (!inductor)
+        return Error{"bad_option", inductor.error().message.substr(inductor.error().message.find(": ") + 2)};
+    const auto& typed = inductor.value().options;
+    if (typed.contains("fullgraph") || typed.contains("dynamic"))
+        return Error{"bad_option",
+                     "set fullgraph and dynamic with their own fields, not among the Inductor options"};
+    if (typed.contains("inductor"))
+        e.options["inductor"] = typed["inductor"];
+    return e;
+}
+
+QString BackendEntryDialog::label() const {
+    auto e = entry();
+    return e ? QString::fromStdString(formatBackendEntry(e.value())) : QString();
+}
+
+void BackendEntryDialog::refresh() {
+    auto e = entry();
+    if (e) {
+        m_preview->setText(
+            tr("Row: <b>%1</b>").arg(QString::fromStdString(formatBackendEntry(e.value())).toHtmlEscaped()));
+        m_preview->setStyleSheet({});
+    } else {
+        m_preview->setText(QString::fromStdString(e.error().message).toHtmlEscaped());
+        m_preview->setStyleSheet("color: #b00020;");
+    }
+    m_apply->setEnabled(bool(e));
+    m_add->setEnabled(bool(e));
+}
+
+} // namespace fusescope

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "capture/CompileOptions.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace fusescope {
+
+// Mode and options of one backend-list entry (docs/cli.md, "Backends and their options"): the
+// torch.compile mode, fullgraph, dynamic and Inductor options for this entry alone, on top of the
+// run-wide Options box. The entry it builds is shown as the label the row will carry, checked as
+// it is typed. "Apply" changes the entry; "Add as New Entry" keeps it and adds the variant, so
+// `inductor` and `inductor{epilogue_fusion=false}` can be compared side by side.
+class BackendEntryDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit BackendEntryDialog(const BackendEntry& entry, QWidget* parent = nullptr);
+
+    // The entry the fields describe, or what is wrong with the Inductor options.
+    Result<BackendEntry> entry() const;
+    QString label() const; // empty while the fields are invalid
+    bool addAsNew() const { return m_addAsNew; }
+
+    QComboBox* modeBox() const { return m_mode; }
+    QComboBox* fullgraphBox() const { return m_fullgraph; }
+    QComboBox* dynamicBox() const { return m_dynamic; }
+    QLineEdit* inductorEdit() const { return m_inductor; }
+    QPushButton* applyButton() const { return m_apply; }
+    QPushButton* addButton() const { return m_add; }
+
+private:
+    void refresh();
+
+    std::string m_backend;
+    QComboBox* m_mode;
+    QComboBox* m_fullgraph;
+    QComboBox* m_dynamic;
+    QLineEdit* m_inductor;
+    QLabel* m_preview;
+    QPushButton* m_apply;
+    QPushButton* m_add;
+    bool m_addAsNew = false;
+};
+
+} // namespace fusescope
