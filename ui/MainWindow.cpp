@@ -216,6 +216,29 @@ void MainWindow::showWorkloadOf(const Report& report) {
     m_workload->showSettings(workloadSettings(report), report.search.is_object());
 }
 
+void MainWindow::showRunSettingsOf(const Report& report) {
+    // Ctrl+R after opening a report runs the same comparison again: its rows (search candidates
+    // come back from the search box, not as rows) and its run-wide options.
+    QStringList names;
+    for (const auto& run : report.backends)
+        if (!(report.search.is_object() && isMixedLabel(run.name)))
+            names << q(run.name);
+    if (!names.isEmpty())
+        setBackends(names);
+    const auto& options = report.settings.value("options", nlohmann::json::object());
+    m_fullgraph->setChecked(options.value("fullgraph", false));
+    const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
+    m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
+    QStringList inductor;
+    if (options.contains("inductor") && options["inductor"].is_object())
+        for (const auto& [key, value] : options["inductor"].items())
+            inductor << q(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+    m_inductorConfig->setText(inductor.join(", "));
+    m_trace->setChecked(
+        std::any_of(report.backends.begin(), report.backends.end(),
+                    [](const BackendRun& run) { return run.trace.has_value() || !run.traceInfo.is_null(); }));
+}
+
 void MainWindow::addBackendEntry(const QString& label) {
     QStringList names = checkedBackends();
     if (!names.contains(label))
@@ -575,16 +598,24 @@ void MainWindow::setModelSpec(const QString& spec) {
 }
 
 void MainWindow::setBackends(const QStringList& names) {
-    for (int i = 0; i < m_backendList->count(); ++i)
-        m_backendList->item(i)->setCheckState(names.contains(m_backendList->item(i)->text()) ? Qt::Checked
-                                                                                             : Qt::Unchecked);
+    // The named entries go to the top, checked, in the given order (the run order); the rest stay
+    // below, unchecked. Unavailable backends keep their greyed row.
+    int at = 0;
     for (const auto& name : names) {
-        if (!m_backendList->findItems(name, Qt::MatchExactly).isEmpty())
+        if (!m_backendList->findItems(name + " (unavailable)", Qt::MatchExactly).isEmpty())
             continue;
-        auto* item = new QListWidgetItem(name, m_backendList);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        const auto found = m_backendList->findItems(name, Qt::MatchExactly);
+        QListWidgetItem* item =
+            found.isEmpty() ? nullptr : m_backendList->takeItem(m_backendList->row(found.front()));
+        if (!item) {
+            item = new QListWidgetItem(name);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        }
+        m_backendList->insertItem(at++, item);
         item->setCheckState(Qt::Checked);
     }
+    for (int i = at; i < m_backendList->count(); ++i)
+        m_backendList->item(i)->setCheckState(Qt::Unchecked);
 }
 
 void MainWindow::startRun() {
@@ -721,6 +752,7 @@ bool MainWindow::openReport(const QString& path) {
     if (!m_report->modelSpec.empty())
         setModelSpec(q(m_report->modelSpec));
     showWorkloadOf(*m_report);
+    showRunSettingsOf(*m_report);
     RecentFiles::add(QFileInfo(path).absoluteFilePath());
     rebuildRecentMenu();
     setWindowTitle(QString("FuseScope - %1 (%2)")

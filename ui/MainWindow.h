@@ -104,6 +104,7 @@ private:
     void editEntryOptions(QListWidgetItem* item);
     bool isTorchCompileBackend(const std::string& backend) const;
     void showWorkloadOf(const Report& report);
+    void showRunSettingsOf(const Report& report);
 
     std::vector<std::unique_ptr<BackendFamily>> m_families;
     std::unique_ptr<CompareSession> m_session;

@@ -416,6 +416,33 @@ private slots:
         QCOMPARE(options->shapesEdit()->text(), QString(kShapes));
         QVERIFY(options->searchBox()->isChecked());
         QVERIFY(window.windowTitle().contains("Training, bf16, 2 input sets"));
+        // ... and its rows and run-wide options, so Ctrl+R runs the same comparison again.
+        QCOMPARE(window.checkedBackends(), QStringList({"eager", "inductor", "aot_eager", "broken"}));
+    }
+
+    void openingAReportRestoresItsRowsAndRunWideOptions() {
+        Report r;
+        r.modelSpec = "demo:mlp";
+        r.settings = {
+            {"options",
+             {{"fullgraph", true}, {"dynamic", false}, {"inductor", {{"epilogue_fusion", false}}}}}};
+        r.backends = {okRun("eager", {1.0, 1.0, 1.0}, 0.1),
+                      okRun("inductor{dynamic=true}", {0.5, 0.5, 0.5}, 2),
+                      okRun("mixed[encoder=inductor]", {0.7, 0.7, 0.7}, 3)};
+        QTemporaryDir dir;
+        const QString path = dir.filePath("options.fscope");
+        QVERIFY(!writeReport(r, path.toStdString()));
+        MainWindow window;
+        window.setBackends({"aot_eager"});
+        QVERIFY(window.openReport(path));
+        QCOMPARE(window.checkedBackends(),
+                 QStringList({"eager", "inductor{dynamic=true}", "mixed[encoder=inductor]"}));
+        auto request = window.baseRequest();
+        QVERIFY(request);
+        QVERIFY(request.value().options["fullgraph"] == true);
+        QVERIFY(request.value().options["dynamic"] == false);
+        QVERIFY(request.value().options["inductor"] == nlohmann::json({{"epilogue_fusion", false}}));
+        QVERIFY(!request.value().captureTrace); // no row of this report has a trace
     }
 
     void trainingDetailsShowInTheTable() {
