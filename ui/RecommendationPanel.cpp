@@ -7,12 +7,16 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSettings>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace fusescope {
 
 namespace {
+
+const char* const kGoalKey = "recommendation/goal";
+const char* const kBudgetKey = "recommendation/compileBudgetSeconds";
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -89,11 +93,20 @@ RecommendationPanel::RecommendationPanel(QWidget* parent)
     layout->addLayout(lists, 1);
     layout->addWidget(m_search);
 
+    // The goal and budget a user picked stay picked in the next session.
+    QSettings settings;
+    if (const int saved = m_goal->findData(settings.value(kGoalKey, int(Goal::Latency)).toInt()); saved >= 0)
+        m_goal->setCurrentIndex(saved);
+    m_budget->setValue(settings.value(kBudgetKey, m_budget->value()).toDouble());
+    m_budget->setEnabled(goal() == Goal::Compile);
+
     connect(m_goal, &QComboBox::currentIndexChanged, this, [this] {
         m_budget->setEnabled(goal() == Goal::Compile);
+        QSettings().setValue(kGoalKey, int(goal()));
         refresh();
     });
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, [this] {
+        QSettings().setValue(kBudgetKey, m_budget->value());
         if (goal() == Goal::Compile)
             refresh();
     });

@@ -6,6 +6,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -15,7 +17,12 @@ using namespace fusescope;
 class ComparisonModelTest : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { qputenv("QT_QPA_PLATFORM", "offscreen"); }
+    void initTestCase() {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        // Settings (recent files, the goal) apart from the user's, and clean at every run.
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
 
     void modelPassesTheTester() {
         const Report report = testdata::sampleReport();

@@ -1,28 +1,28 @@
 // The main window over a saved report: every tab gets the report, and a kernel picked in the
 // trace table selects that kernel in the Graphs tab with the nodes it came from.
+#include "MainWindow.h"
+
 #include "BackendCharts.h"
 #include "GraphPanel.h"
 #include "GraphView.h"
-#include "MainWindow.h"
 #include "StageCompareWidget.h"
 #include "TracePanel.h"
-
 #include "report/ReportFile.h"
 
 #include <QPlainTextEdit>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTemporaryDir>
-#include <qcustomplot.h>
 #include <QTest>
-
 #include <fstream>
+#include <qcustomplot.h>
 #include <sstream>
 
 using namespace fusescope;
 
 namespace {
 
-Report reportWithTrace()
-{
+Report reportWithTrace() {
     std::ifstream in(FUSESCOPE_GRAPH_FIXTURES "/mlp_inductor_run.json");
     std::stringstream text;
     text << in.rdbuf();
@@ -37,7 +37,8 @@ Report reportWithTrace()
     trace.tracks = {{1, "CPU thread 1", TrackKind::CpuThread}};
     const int32_t gelu = trace.internName("cpp_fused_gelu_1");
     const int32_t norm = trace.internName("cpp_fused_native_layer_norm_0");
-    trace.events = {{1000, 500, 1, norm, EventKind::Kernel, 1, 0}, {2000, 300, 1, gelu, EventKind::Kernel, 2, 0}};
+    trace.events = {{1000, 500, 1, norm, EventKind::Kernel, 1, 0},
+                    {2000, 300, 1, gelu, EventKind::Kernel, 2, 0}};
     trace.iterations = 1;
     trace.finalize();
     run.trace = trace;
@@ -50,8 +51,13 @@ Report reportWithTrace()
 class MainWindowTest : public QObject {
     Q_OBJECT
 private slots:
-    void traceKernelSelectsItsNodesInTheGraphs()
-    {
+    void initTestCase() {
+        // Settings (recent files, the goal) apart from the user's, and clean at every run.
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
+
+    void traceKernelSelectsItsNodesInTheGraphs() {
         QTemporaryDir dir;
         const QString path = dir.filePath("r.fscope");
         QVERIFY(!writeReport(reportWithTrace(), path.toStdString()).has_value());
@@ -69,8 +75,7 @@ private slots:
         QCOMPARE(window.graphPanel()->showKernel("mlp", "no_such_kernel"), 0);
     }
 
-    void chartsShowEveryBackendOfTheReport()
-    {
+    void chartsShowEveryBackendOfTheReport() {
         QTemporaryDir dir;
         const QString path = dir.filePath("r.fscope");
         QVERIFY(!writeReport(reportWithTrace(), path.toStdString()).has_value());

@@ -22,6 +22,8 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -158,6 +160,9 @@ private slots:
     // FUSESCOPE_SAVE_WORKLOAD_REPORT=DIR keeps this test's report (and its source file) in DIR, to
     // look at it in the app: fusescope DIR/workload.fscope --tab breaks.
     void initTestCase() {
+        // Settings (recent files, the goal) apart from the user's, and clean at every run.
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
         const QString keep = qEnvironmentVariable("FUSESCOPE_SAVE_WORKLOAD_REPORT");
         if (keep.isEmpty())
             return;
@@ -168,6 +173,21 @@ private slots:
         f.write(kSource);
         f.close();
         QVERIFY(!writeReport(workloadReport(source), QDir(keep).filePath("workload.fscope").toStdString()));
+    }
+
+    void goalAndBudgetStayPickedForTheNextSession() {
+        {
+            RecommendationPanel panel;
+            QCOMPARE(panel.goal(), Goal::Latency); // settings cleared in initTestCase
+            panel.setGoal(Goal::Compile);
+            panel.findChild<QDoubleSpinBox*>()->setValue(12.5);
+        }
+        RecommendationPanel next;
+        QCOMPARE(next.goal(), Goal::Compile);
+        QCOMPARE(next.findChild<QDoubleSpinBox*>()->value(), 12.5);
+        QVERIFY(next.findChild<QDoubleSpinBox*>()->isEnabled());
+        next.setGoal(Goal::Latency); // the other tests start from the default
+        QVERIFY(!next.findChild<QDoubleSpinBox*>()->isEnabled());
     }
 
     void recommendationShowsTheTieAndTheExcluded() {
