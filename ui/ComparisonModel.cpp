@@ -79,10 +79,9 @@ int ComparisonModel::columnCount(const QModelIndex& parent) const {
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char* titles[ColumnCount] = {
-        "Backend",  "Status",  "Compile (s)",         "Median (ms)",
-        "IQR (ms)", "Speedup", "Peak memory",         "Max |err|",
-        "Graphs",   "Breaks",  "Nodes", "Kernels"};
+    static const char* titles[ColumnCount] = {"Backend",  "Status",  "Compile (s)", "Median (ms)",
+                                              "IQR (ms)", "Speedup", "Peak memory", "Max |err|",
+                                              "Graphs",   "Breaks",  "Nodes",       "Kernels"};
     static const char* tips[ColumnCount] = {
         "torch.compile backend",
         "ok, failed, unavailable, or the phase of a run in progress",
@@ -111,7 +110,12 @@ QVariant ComparisonModel::display(const BackendRun& run, int column) const {
     case Backend:
         return q(run.name);
     case Status:
-        return q(toString(run.status));
+        // A note changes how to read the row (e.g. reduce-overhead on cpu had no CUDA graphs).
+        return run.notes.empty() ? q(toString(run.status))
+                                 : QString("%1 (%2 note%3)")
+                                       .arg(q(toString(run.status)))
+                                       .arg(run.notes.size())
+                                       .arg(run.notes.size() > 1 ? "s" : "");
     case CompileSeconds:
         return q(format::seconds(run.compileSeconds));
     case MedianMs:
@@ -167,6 +171,12 @@ QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const {
 QVariant ComparisonModel::toolTip(const BackendRun& run, int column) const {
     const auto& t = run.training;
     switch (column) {
+    case Status: {
+        QStringList lines;
+        for (const auto& note : run.notes)
+            lines << q("note: " + note);
+        return lines.isEmpty() ? QVariant() : QVariant(lines.join('\n'));
+    }
     case Backend: {
         if (run.parts.empty())
             return {};
@@ -174,13 +184,15 @@ QVariant ComparisonModel::toolTip(const BackendRun& run, int column) const {
         for (const auto& p : run.parts)
             lines << QString("%1 -> %2: %3 graphs, %4 breaks, %5 s compile")
                          .arg(q(p.module), q(p.backend), q(format::count(nonNegative(p.graphs))),
-                              q(format::count(nonNegative(p.graphBreaks))), q(format::seconds(p.compileSeconds)));
+                              q(format::count(nonNegative(p.graphBreaks))),
+                              q(format::seconds(p.compileSeconds)));
         return lines.join('\n');
     }
     case CompileSeconds:
         if (t && (t->compileForwardSeconds || t->compileBackwardSeconds))
             return QString("Training: forward compile %1 s, backward compile %2 s")
-                .arg(q(format::seconds(t->compileForwardSeconds)), q(format::seconds(t->compileBackwardSeconds)));
+                .arg(q(format::seconds(t->compileForwardSeconds)),
+                     q(format::seconds(t->compileBackwardSeconds)));
         return {};
     case MedianMs:
     case Speedup:
@@ -194,7 +206,8 @@ QVariant ComparisonModel::toolTip(const BackendRun& run, int column) const {
             lines << accuracyLine(t ? "outputs (first step)" : "outputs", *run.accuracy);
         if (t && t->gradientAccuracy)
             lines << accuracyLine("gradients", *t->gradientAccuracy) +
-                         (t->worstParameter.empty() ? QString() : QString(", worst %1").arg(q(t->worstParameter)));
+                         (t->worstParameter.empty() ? QString()
+                                                    : QString(", worst %1").arg(q(t->worstParameter)));
         return lines.isEmpty() ? QVariant() : QVariant(lines.join('\n'));
     }
     default:

@@ -802,6 +802,8 @@ void MainWindow::showDetails() {
     QString text = QString("%1 (%2): %3\n").arg(q(run.name), q(run.family), q(toString(run.status)));
     if (run.error)
         text += QString("\nerror [%1]: %2\n").arg(q(run.error->code), q(run.error->message));
+    for (const auto& note : run.notes)
+        text += QString("\nnote: %1\n").arg(q(note));
     if (run.accuracy)
         text += QString("\naccuracy: max abs %1, max rel %2, cosine %3, rule %4 at %5: %6\n")
                     .arg(run.accuracy->maxAbs)

@@ -203,6 +203,9 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     for (const auto& run : report.backends)
         if (run.error)
             out << run.name << ": [" << run.error->code << "] " << run.error->message << "\n";
+    for (const auto& run : report.backends)
+        for (const auto& note : run.notes)
+            out << "note: " << note << "\n";
     trainingSection(out, report);
     breaksSection(out, report);
     shapesSection(out, report);

@@ -182,6 +182,7 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);
         b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);
         b["break_reasons"] = run.breakReasons;
+        b["notes"] = run.notes;
         b["recompiles"] = run.recompiles >= 0 ? json(run.recompiles) : json(nullptr);
         b["workload"] = run.workload;
         b["training"] = trainingSummary(run);

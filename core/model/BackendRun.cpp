@@ -265,6 +265,7 @@ void to_json(json& j, const BackendRun& r) {
     j["graph_breaks"] = r.graphBreaks;
     j["recompiles"] = r.recompiles;
     j["break_reasons"] = r.breakReasons;
+    j["notes"] = r.notes;
     j["stages"] = r.stages;
     json code = json::array();
     for (const auto& c : r.code)
@@ -312,6 +313,7 @@ void from_json(const json& j, BackendRun& r) {
     r.graphBreaks = valueOr<int>(j, "graph_breaks", -1);
     r.recompiles = valueOr<int>(j, "recompiles", -1);
     r.breakReasons = valueOr<std::vector<GraphBreak>>(j, "break_reasons", {});
+    r.notes = valueOr<std::vector<std::string>>(j, "notes", {});
     r.stages = valueOr<std::vector<StageGraph>>(j, "stages", {});
     r.code.clear();
     if (auto it = j.find("code"); it != j.end() && it->is_array())

@@ -147,6 +147,8 @@ struct BackendRun {
     int graphBreaks = -1;
     int recompiles = -1;
     std::vector<GraphBreak> breakReasons;
+    // What a reader needs to read the numbers right, e.g. reduce-overhead on cpu used no CUDA graphs.
+    std::vector<std::string> notes;
 
     std::vector<StageGraph> stages;
     std::vector<CodeArtifact> code;

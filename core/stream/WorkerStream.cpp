@@ -168,6 +168,10 @@ void WorkerStream::applyResult(const json& m) {
     m_run.recompiles = valueOr<int>(m, "recompiles", m_run.recompiles);
     if (auto it = m.find("break_reasons"); it != m.end() && it->is_array())
         m_run.breakReasons = it->get<std::vector<GraphBreak>>();
+    if (auto it = m.find("notes"); it != m.end() && it->is_array())
+        for (const auto& note : *it)
+            if (note.is_string())
+                m_run.notes.push_back(note.get<std::string>());
     readWorkloadResults(m, m_run);
     if (auto it = m.find("options"); it != m.end() && it->is_object())
         m_run.options = *it;

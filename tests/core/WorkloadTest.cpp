@@ -1,5 +1,6 @@
 #include "capture/Workload.h"
 
+#include "analysis/Summary.h"
 #include "capture/CompareSession.h"
 #include "model/BackendRun.h"
 #include "stream/WorkerStream.h"
@@ -101,6 +102,7 @@ TEST(Workload, ResultFieldsSurviveTheStreamAndTheReport) {
         "\n"
         R"J({"type":"result","id":"r","backend":"mixed","status":"ok","accuracy":{"max_abs":0.01,"max_rel":0.02,"cosine":1,"pass":true,"rule":"allclose","tolerance":0.05,"precision":"bf16"},)J"
         R"J("break_reasons":[{"reason":"print","detail":"call to print","file":"m.py","line":15,"graph":1}],)J"
+        R"J("notes":["inductor@reduce-overhead on cpu: no CUDA graphs"],)J"
         R"J("workload":{"mode":"training","precision":"bf16","shapes":null,"assign":{"encoder":"inductor"}},)J"
         R"J("training":{"loss":"mse","optimizer":"SGD(lr=1e-3)","batch_size":8,"compile_forward_s":1.5,"compile_backward_s":0.5,"gradient_accuracy":{"max_abs":0,"max_rel":0.001,"cosine":1,"pass":true,"worst_parameter":"fc.weight"}},)J"
         R"J("shapes":{"sets":[[{"shape":[1,8],"dtype":"int64"}],[{"shape":[4,8],"dtype":"int64"}]],"runs":[{"dynamic":false,"recompiles":1,"guard_failures":1,"recompile_limit":8,"limit_hit":false,"per_shape":[{"index":0,"status":"ok","recompiled":false,"first_call_s":0.5,"eager_ms":[2,2],"compiled_ms":[1,1],"error":null},{"index":1,"status":"failed","recompiled":true,"first_call_s":null,"eager_ms":[],"compiled_ms":[],"error":"shape set 1 (4x8:int64): forward raised"}]}]},)J"
@@ -115,6 +117,7 @@ TEST(Workload, ResultFieldsSurviveTheStreamAndTheReport) {
     EXPECT_EQ(run.breakReasons[0].line, 15);
     EXPECT_EQ(run.breakReasons[0].graph, 1);
     EXPECT_EQ(run.accuracy->precision, "bf16");
+    EXPECT_EQ(run.notes, std::vector<std::string>{"inductor@reduce-overhead on cpu: no CUDA graphs"});
     ASSERT_TRUE(run.training.has_value());
     EXPECT_EQ(run.training->batchSize, 8);
     EXPECT_EQ(run.training->worstParameter, "fc.weight");
@@ -132,4 +135,8 @@ TEST(Workload, ResultFieldsSurviveTheStreamAndTheReport) {
     EXPECT_EQ(json(back), saved);
     EXPECT_EQ(back.shapes->runs[0].points[0].compiledMs.size(), 2u);
     EXPECT_EQ(back.training->compileBackwardSeconds, 0.5);
+    EXPECT_EQ(back.notes, run.notes);
+    Report report;
+    report.backends = {back};
+    EXPECT_EQ(summaryJson(report, {})["backends"][0]["notes"][0], run.notes[0]);
 }

@@ -52,6 +52,21 @@ private slots:
         QCOMPARE(model.index(0, ComparisonModel::MedianMs).data(ComparisonModel::SortRole).toDouble(), 1.0);
     }
 
+    void notesShowInTheStatusAndItsTip() {
+        Report report = testdata::sampleReport();
+        report.backends[0].notes = {
+            "inductor@reduce-overhead on cpu: CUDA graphs apply only to CUDA kernels"};
+        ComparisonModel model;
+        model.setReport(&report);
+        QCOMPARE(model.index(0, ComparisonModel::Status).data().toString(), QString("ok (1 note)"));
+        QVERIFY(model.index(0, ComparisonModel::Status)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("CUDA graphs apply"));
+        QVERIFY(
+            model.index(1, ComparisonModel::Status).data(Qt::ToolTipRole).toString().contains("apache-tvm"));
+    }
+
     void windowOpensAReportAndRefusesABadOne() {
         QTemporaryDir dir;
         const QString good = dir.filePath("good.fscope");

@@ -5,7 +5,7 @@ import time
 
 import torch
 
-from . import accuracy, backends, devices, measure, memory, mixed, modules, reference, shapes
+from . import accuracy, backends, devices, measure, memory, mixed, modules, notes, reference, shapes
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
@@ -38,7 +38,8 @@ class Run:
                        "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
                        "options": request.options,
                        "workload": getattr(request, "workload", None), "training": None,
-                       "shapes": None, "assign": None, "parts": None}  # shapes.py, mixed.py
+                       "shapes": None, "assign": None, "parts": None,  # shapes.py, mixed.py
+                       "notes": []}  # notes.py
 
     def progress(self, phase: str, within: float, message: str) -> None:
         start, end = PHASES[phase]
@@ -119,6 +120,14 @@ class Run:
         self.result.update(first_call_s=first_call, compile_capture_overhead_s=overhead,
                            compile_s=max(first_call - overhead, 0.0))
         return compiled
+
+    def _cudagraph_watch(self, stack, device: torch.device):
+        """Watches CUDA-graph skips when the options ask for CUDA graphs (notes.py)."""
+        if not notes.wants_cudagraphs(self.backend, self.request.options):
+            return None
+        mode = self.request.options.get("mode")
+        what = f"{self.backend}@{mode}" if mode else f"{self.backend} with triton.cudagraphs"
+        return stack.enter_context(notes.CudagraphWatch(device.type, what))
 
     def _first_call_error(self, exc: Exception) -> WorkerError:
         from torch._dynamo.exc import TorchDynamoException
@@ -203,6 +212,7 @@ class Run:
                 stack.enter_context(precision.autocast(self.request, device, self.backend))
                 self.load(device)
                 eager_out, fp64_out = self.eager_reference(sync)
+                watch = None  # CUDA-graph skips, when the options ask for CUDA graphs (notes.py)
                 # --- tvm: TVM Relax instead of torch.compile (tvm_relax/, docs/tvm.md) ---
                 if self.backend == "tvm":
                     from . import tvm_relax
@@ -210,6 +220,7 @@ class Run:
                 elif self.backend == "mixed":  # per-submodule backends (mixed.py)
                     compiled = mixed.compile(self, stack, sync)
                 else:
+                    watch = self._cudagraph_watch(stack, device)
                     compiled = self.compile(stack, sync)
                 self.measure_latency(compiled, sync)
                 if self.backend == "tvm":
@@ -222,6 +233,9 @@ class Run:
                         self.record_trace(compiled, device, sync)
                 # --- end tvm ---
                 self.check_accuracy(compiled, eager_out, fp64_out)
+                if watch is not None:
+                    watch.stop()
+                    self.result["notes"] += watch.notes()
                 self._record_graphs()
                 mixed.finish(self)
                 if shapes.requested(self.request):  # after the main result is complete (shapes.py)
