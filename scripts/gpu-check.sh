@@ -2,8 +2,9 @@
 # Checks FuseScope's CUPTI tracer on a machine with an NVIDIA GPU (docs/cupti-tracer.md).
 # Builds only the tracer (plugins/cupti_tracer on its own: no Qt needed), traces a tiny CUDA
 # workload and checks: kernels captured, chunks streamed before stop, zero dropped records,
-# memory events present; then runs the GPU-only backends (cudagraphs, inductor@reduce-overhead,
-# nvfuser) through the worker on demo:transformer. Uses whatever torch is installed (no download); without a CUDA torch it
+# memory events present; then demo:transformer under inductor on cuda with the trace on (kernels
+# matched to provenance, scripts/check_worker_trace.py), and the GPU-only backends (cudagraphs,
+# inductor@reduce-overhead, nvfuser) through the worker on demo:transformer. Uses whatever torch is installed (no download); without a CUDA torch it
 # compiles a small .cu program with nvcc instead. Results go to $OUT when set.
 # Usage: scripts/gpu-check.sh   (env: PYTHON, FUSESCOPE_CUPTI_ROOT, OUT)
 set -uo pipefail
@@ -138,6 +139,16 @@ print("RESULT:", "PASS" if all(checks.values()) else "FAIL " + ", ".join(k for k
 EOF
 fi
 
+# Issue 4's check: demo:transformer under inductor on cuda with the trace on, through the worker
+# (what `fusescope-cli compare --device cuda --trace` runs): kernels captured, each Triton kernel
+# matched to a post_fusion kernel group with provenance, zero dropped, memory events.
+if [ "$HAVE_TORCH_CUDA" = 1 ]; then
+  log "inductor on demo:transformer, cuda, --trace (CUPTI through the worker)"
+  printf '{"type":"run","id":"t","model":"demo:transformer","backend":"inductor","device":"cuda","options":{"mode":null},"measure":{"warmup":2,"min_runs":10,"min_time_s":0.2,"max_runs":200,"max_time_s":5},"capture":{"stages":true,"code":true,"trace":true}}\n' \
+    | (cd plugins/torch_compile/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-trace.jsonl" 2>>"$OUT/worker.log"
+  "$PYTHON" scripts/check_worker_trace.py "$OUT/worker-trace.jsonl" 2>&1 | tee -a "$OUT/summary.txt"
+fi
+
 # GPU-only backends of issue 5 through the worker itself (no Qt build needed): cudagraphs,
 # inductor with mode reduce-overhead (CUDA graphs) and nvfuser (needs lightning-thunder + nvfuser
 # installed; otherwise its unavailable reason is logged, which is not a failure of this check).
@@ -162,11 +173,12 @@ err = res.get("error") or {}
 acc = res.get("accuracy") or {}
 print(json.dumps({"backend": res["backend"], "status": res["status"], "error": err.get("message"), "stages": stages,
                   "compiled_samples": samples, "compile_s": res.get("compile_s"), "accuracy_pass": acc.get("pass"),
-                  "peak_memory_bytes": res.get("peak_memory_bytes")}, indent=1))
+                  "peak_memory_bytes": res.get("peak_memory_bytes"), "notes": res.get("notes")}, indent=1))
 ok = res["status"] == "ok" and acc.get("pass") and samples > 0
 unavailable = err.get("code") == "backend_unavailable"
 print("BACKEND-RESULT:", "PASS" if ok else ("UNAVAILABLE " + err.get("message", "") if unavailable else "FAIL"))
 EOF
   done
 fi
-grep -q "^RESULT: PASS" "$OUT/summary.txt" && ! grep -q "BACKEND-RESULT: FAIL" "$OUT/summary.txt"
+grep -q "^RESULT: PASS" "$OUT/summary.txt" && ! grep -q "BACKEND-RESULT: FAIL" "$OUT/summary.txt" \
+  && ! grep -q "TRACE-RESULT: FAIL" "$OUT/summary.txt"
