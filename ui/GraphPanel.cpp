@@ -6,6 +6,7 @@
 #include "GraphView.h"
 #include "StageCompareWidget.h"
 #include "WidgetExport.h"
+#include "trace/KernelLinks.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -22,10 +23,11 @@ namespace fusescope {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
-QString stageTitle(const StageGraph& s)
-{
+QString stageTitle(const StageGraph& s) {
     QString title = q(s.key());
     // Mixed runs: which submodule and backend this graph belongs to.
     if (!s.module.empty())
@@ -50,8 +52,7 @@ GraphPanel::GraphPanel(QWidget* parent)
     , m_banners(new QWidget)
     , m_bannerLayout(new QVBoxLayout(m_banners))
     , m_single(new GraphView)
-    , m_compare(new StageCompareWidget)
-{
+    , m_compare(new StageCompareWidget) {
     m_backend->setToolTip(tr("Backend whose stages are shown"));
     m_left->setToolTip(tr("Stage shown on the left (or alone)"));
     m_right->setToolTip(tr("Stage shown on the right, linked to the left one"));
@@ -121,12 +122,15 @@ GraphPanel::GraphPanel(QWidget* parent)
         });
 }
 
-bool GraphPanel::sideBySide() const { return m_stack->currentWidget() == m_compare; }
+bool GraphPanel::sideBySide() const {
+    return m_stack->currentWidget() == m_compare;
+}
 
-GraphView* GraphPanel::primaryView() const { return sideBySide() ? m_compare->beforeView() : m_single; }
+GraphView* GraphPanel::primaryView() const {
+    return sideBySide() ? m_compare->beforeView() : m_single;
+}
 
-void GraphPanel::setReport(const Report* report)
-{
+void GraphPanel::setReport(const Report* report) {
     m_report = report;
     const QString current = m_backend->currentText();
     QSignalBlocker block(m_backend);
@@ -140,15 +144,13 @@ void GraphPanel::setReport(const Report* report)
     onBackendChanged();
 }
 
-void GraphPanel::showBackend(const QString& name)
-{
+void GraphPanel::showBackend(const QString& name) {
     const int idx = m_backend->findText(name);
     if (idx >= 0)
         m_backend->setCurrentIndex(idx);
 }
 
-void GraphPanel::backendUpdated(int index)
-{
+void GraphPanel::backendUpdated(int index) {
     if (!m_report || index < 0 || index >= static_cast<int>(m_report->backends.size()))
         return;
     const auto& run = m_report->backends[index];
@@ -163,13 +165,11 @@ void GraphPanel::backendUpdated(int index)
     }
 }
 
-const BackendRun* GraphPanel::currentRun() const
-{
+const BackendRun* GraphPanel::currentRun() const {
     return m_report ? m_report->findBackend(m_backend->currentText().toStdString()) : nullptr;
 }
 
-void GraphPanel::onBackendChanged()
-{
+void GraphPanel::onBackendChanged() {
     const BackendRun* run = currentRun();
     // The views keep their own copy: a run in the report may be replaced while they show it.
     m_run = run ? std::make_shared<const BackendRun>(*run) : nullptr;
@@ -205,8 +205,7 @@ void GraphPanel::onBackendChanged()
     onStagesChanged();
 }
 
-void GraphPanel::onStagesChanged()
-{
+void GraphPanel::onStagesChanged() {
     updateBreakBanners();
     if (!m_run)
         return;
@@ -236,8 +235,7 @@ void GraphPanel::onStagesChanged()
     runSearch();
 }
 
-int GraphPanel::showKernel(const QString& backend, const QString& kernel)
-{
+int GraphPanel::showKernel(const QString& backend, const QString& kernel) {
     if (!backend.isEmpty() && m_backend->currentText() != backend)
         showBackend(backend);
     if (!m_run)
@@ -249,8 +247,17 @@ int GraphPanel::showKernel(const QString& backend, const QString& kernel)
         return 0;
     QStringList nodes;
     QString first;
+    // A generated kernel has its group's name; an extern call's kernels (aten::addmm, a cuBLAS
+    // kernel) are linked by launch order (trace/KernelLinks.h).
+    std::vector<GroupRef> linked;
+    if (m_run->trace) {
+        const KernelLinks links = linkKernelsToGroups(*m_run->trace, afterFusionStages(*m_run));
+        if (const auto* refs = links.groupsOf(kernel.toStdString()))
+            linked = *refs;
+    }
     for (const auto& group : after->groups) {
-        if (q(group.name) != kernel)
+        if (q(group.name) != kernel &&
+            std::find(linked.begin(), linked.end(), GroupRef{after, group.id}) == linked.end())
             continue;
         if (first.isEmpty())
             first = q(group.id);
@@ -264,8 +271,7 @@ int GraphPanel::showKernel(const QString& backend, const QString& kernel)
     return nodes.size();
 }
 
-bool GraphPanel::showDynamoGraph(const QString& backend, int graph)
-{
+bool GraphPanel::showDynamoGraph(const QString& backend, int graph) {
     showBackend(backend);
     if (!m_run || m_backend->currentText() != backend)
         return false;
@@ -286,8 +292,7 @@ bool GraphPanel::showDynamoGraph(const QString& backend, int graph)
     return false;
 }
 
-QStringList GraphPanel::breakBanners() const
-{
+QStringList GraphPanel::breakBanners() const {
     QStringList out;
     if (!m_banners->isHidden())
         for (auto* b : m_bannerButtons)
@@ -295,8 +300,7 @@ QStringList GraphPanel::breakBanners() const
     return out;
 }
 
-void GraphPanel::updateBreakBanners()
-{
+void GraphPanel::updateBreakBanners() {
     for (auto* b : m_bannerButtons) {
         m_bannerLayout->removeWidget(b);
         b->hide();
@@ -332,10 +336,10 @@ void GraphPanel::updateBreakBanners()
             if (!b.file.empty() && b.line > 0)
                 where += QString(":%1").arg(b.line);
             const QString graph = dynamoShown.contains(g) ? tr("this graph") : tr("Dynamo graph %1").arg(g);
-            QString text = QString::fromUtf8("\u26A0 ") +
-                           (b.graph == 0 ? tr("Graph break before %1: %2 \u2014 %3")
-                                         : tr("Graph break after %1: %2 \u2014 %3"))
-                               .arg(graph, q(b.reason), where);
+            QString text =
+                QString::fromUtf8("\u26A0 ") + (b.graph == 0 ? tr("Graph break before %1: %2 \u2014 %3")
+                                                             : tr("Graph break after %1: %2 \u2014 %3"))
+                                                   .arg(graph, q(b.reason), where);
             if (graphs.size() > 1)
                 text = tr("[graph %1] ").arg(g) + text;
             auto* button = new QPushButton(text);
@@ -354,14 +358,12 @@ void GraphPanel::updateBreakBanners()
     m_banners->setVisible(!m_bannerButtons.isEmpty());
 }
 
-void GraphPanel::focusSearch()
-{
+void GraphPanel::focusSearch() {
     m_search->setFocus();
     m_search->selectAll();
 }
 
-void GraphPanel::runSearch()
-{
+void GraphPanel::runSearch() {
     const QString text = m_search->text().trimmed();
     if (text.isEmpty()) {
         m_searchStatus->clear();
@@ -372,20 +374,24 @@ void GraphPanel::runSearch()
         m_searchStatus->setText(tr("no match"));
 }
 
-void GraphPanel::findNext() { primaryView()->findNext(); }
+void GraphPanel::findNext() {
+    primaryView()->findNext();
+}
 
-void GraphPanel::findPrevious() { primaryView()->findPrevious(); }
+void GraphPanel::findPrevious() {
+    primaryView()->findPrevious();
+}
 
-void GraphPanel::exportPrimary() { exportView(primaryView()); }
+void GraphPanel::exportPrimary() {
+    exportView(primaryView());
+}
 
-void GraphPanel::exportSecondary()
-{
+void GraphPanel::exportSecondary() {
     if (sideBySide())
         exportView(m_compare->afterView());
 }
 
-void GraphPanel::exportView(GraphView* view)
-{
+void GraphPanel::exportView(GraphView* view) {
     ExportTarget target;
     if (!askExportTarget(this, tr("Export Graph"), target))
         return;

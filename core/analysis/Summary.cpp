@@ -2,6 +2,7 @@
 
 #include "LatencyStats.h"
 #include "Speedup.h"
+#include "trace/KernelLinks.h"
 
 #include <algorithm>
 #include <map>
@@ -114,6 +115,13 @@ json traceSummary(const BackendRun& run) {
         for (const char* key : {"untraced_ms", "traced_ms", "overhead_ratio"})
             if (run.traceInfo.contains(key))
                 out[key] = run.traceInfo[key];
+    // Kernels and ops linked to the kernel groups they ran (trace/KernelLinks.h), when the run has
+    // after-fusion stages to link to.
+    if (const auto stages = afterFusionStages(run); !stages.empty()) {
+        const auto links = linkKernelsToGroups(t, stages);
+        out["linked"] = links.groups.size();
+        out["unlinked_kernels"] = links.unlinkedKernels;
+    }
     return out;
 }
 

@@ -13,6 +13,9 @@ def test_inductor_trace_has_its_generated_kernels_and_each_maps_to_nodes(cli, tm
     assert trace["source"] == "cpu-profiler" and trace["iterations"] == 5 and trace["dropped"] == 0
     assert trace["kernels"] > 0 and trace["memory_events"] > 0
     assert trace["overhead_ratio"] > 0
+    # Every traced kernel reaches its group; the extern calls (aten::addmm under extern_kernels.addmm)
+    # are linked by launch order on top of the generated kernels linked by name.
+    assert trace["unlinked_kernels"] == []
 
     saved = json.loads(report.read_text())["backends"][0]
     names = saved["trace"]["names"]
@@ -24,6 +27,7 @@ def test_inductor_trace_has_its_generated_kernels_and_each_maps_to_nodes(cli, tm
         assert name in groups, f"traced kernel {name} has no kernel group after fusion"
         assert groups[name]["provenance"], f"kernel {name} has no provenance"
         assert groups[name]["nodes"], f"kernel {name} covers no nodes"
+    assert trace["linked"] > len(kernel_names), trace
 
     chrome = tmp_path / "t.json"
     e = cli("export", report, "--backend", "inductor", "--trace", "--out", chrome)

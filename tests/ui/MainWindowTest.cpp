@@ -37,8 +37,11 @@ Report reportWithTrace() {
     trace.tracks = {{1, "CPU thread 1", TrackKind::CpuThread}};
     const int32_t gelu = trace.internName("cpp_fused_gelu_1");
     const int32_t norm = trace.internName("cpp_fused_native_layer_norm_0");
+    const int32_t mm = trace.internName("aten::mm"); // the extern calls k1 and k3, by launch order
     trace.events = {{1000, 500, 1, norm, EventKind::Kernel, 1, 0},
-                    {2000, 300, 1, gelu, EventKind::Kernel, 2, 0}};
+                    {1600, 200, 1, mm, EventKind::CpuOp, 2, 0},
+                    {2000, 300, 1, gelu, EventKind::Kernel, 3, 0},
+                    {2400, 200, 1, mm, EventKind::CpuOp, 4, 0}};
     trace.iterations = 1;
     trace.finalize();
     run.trace = trace;
@@ -73,6 +76,11 @@ private slots:
         QCOMPARE(compare->beforeNodesOfKernel("k0"), (QStringList{"buf1", "buf2", "buf3"}));
         QVERIFY(compare->codeView()->toPlainText().contains("cpp_fused_native_layer_norm_0"));
         QCOMPARE(window.graphPanel()->showKernel("mlp", "no_such_kernel"), 0);
+        // An extern call's op has no group of its name: it reaches its groups by launch order.
+        const int mmNodes =
+            compare->beforeNodesOfKernel("k1").size() + compare->beforeNodesOfKernel("k3").size();
+        QVERIFY(mmNodes > 0);
+        QCOMPARE(window.graphPanel()->showKernel("inductor", "aten::mm"), mmNodes);
     }
 
     void chartsShowEveryBackendOfTheReport() {
