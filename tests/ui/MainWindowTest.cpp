@@ -5,6 +5,7 @@
 #include "BackendCharts.h"
 #include "GraphPanel.h"
 #include "GraphView.h"
+#include "KernelTableModel.h"
 #include "StageCompareWidget.h"
 #include "TracePanel.h"
 #include "report/ReportFile.h"
@@ -81,6 +82,13 @@ private slots:
             compare->beforeNodesOfKernel("k1").size() + compare->beforeNodesOfKernel("k3").size();
         QVERIFY(mmNodes > 0);
         QCOMPARE(window.graphPanel()->showKernel("inductor", "aten::mm"), mmNodes);
+        // The kernel table says how many nodes each row came from; "-" where nothing links.
+        KernelTableModel* table = window.tracePanel()->kernelTable();
+        auto nodesOf = [table](const QString& name) {
+            return table->index(table->rowOf(name), KernelTableModel::Nodes).data().toString();
+        };
+        QCOMPARE(nodesOf("cpp_fused_native_layer_norm_0"), QString("3"));
+        QCOMPARE(nodesOf("aten::mm"), QString::number(mmNodes));
     }
 
     void chartsShowEveryBackendOfTheReport() {

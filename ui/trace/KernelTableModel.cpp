@@ -14,9 +14,11 @@ KernelTableModel::KernelTableModel(QObject* parent)
     : QAbstractTableModel(parent) {
 }
 
-void KernelTableModel::setStats(KernelStatsTable stats) {
+void KernelTableModel::setStats(KernelStatsTable stats, QHash<QString, int> nodes, bool linkable) {
     beginResetModel();
     m_stats = std::move(stats);
+    m_nodes = std::move(nodes);
+    m_linkable = linkable;
     endResetModel();
 }
 
@@ -46,6 +48,12 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         return index.column() == Name ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && index.column() == Name)
         return QString::fromStdString(s.label);
+    const QString label = QString::fromStdString(s.label);
+    const int nodes = m_nodes.value(label, -1);
+    if (role == Qt::ToolTipRole && index.column() == Nodes)
+        return !m_linkable  ? tr("This backend has no after-fusion stages to link kernels to")
+               : nodes >= 0 ? tr("%1 came from %2 graph nodes: select it to see them").arg(label).arg(nodes)
+                            : tr("%1 matched no kernel group (by name or launch order)").arg(label);
     if (role == SortRole) {
         switch (index.column()) {
         case Name:
@@ -62,6 +70,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
             return static_cast<qlonglong>(s.maxNs);
         case Share:
             return s.share;
+        case Nodes:
+            return nodes;
         }
     }
     if (role == Qt::DisplayRole) {
@@ -80,6 +90,8 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
             return micros(static_cast<double>(s.maxNs));
         case Share:
             return QString::number(s.share * 100.0, 'f', 1);
+        case Nodes:
+            return nodes >= 0 ? QString::number(nodes) : QStringLiteral("-");
         }
     }
     return {};
@@ -103,6 +115,8 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Max (µs)");
     case Share:
         return tr("Share of step (%)");
+    case Nodes:
+        return tr("Nodes");
     }
     return {};
 }

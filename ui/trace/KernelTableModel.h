@@ -3,6 +3,7 @@
 #include "trace/KernelStats.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 
 namespace fusescope {
 
@@ -11,13 +12,15 @@ namespace fusescope {
 class KernelTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Calls, Total, Mean, Min, Max, Share, ColumnCount };
+    enum Column { Name, Calls, Total, Mean, Min, Max, Share, Nodes, ColumnCount };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int KernelNameRole = Qt::UserRole + 2;
 
     explicit KernelTableModel(QObject* parent = nullptr);
 
-    void setStats(KernelStatsTable stats);
+    // `nodes`: per kernel name, the graph nodes its kernel groups came from (trace/KernelLinks.h);
+    // a name missing from it has no provenance ("-"). Without after-fusion stages, pass none.
+    void setStats(KernelStatsTable stats, QHash<QString, int> nodes = {}, bool linkable = false);
     const KernelStatsTable& stats() const { return m_stats; }
     // Row of a kernel name, or -1.
     int rowOf(const QString& name) const;
@@ -29,6 +32,8 @@ public:
 
 private:
     KernelStatsTable m_stats;
+    QHash<QString, int> m_nodes;
+    bool m_linkable = false;
 };
 
 } // namespace fusescope

@@ -4,6 +4,7 @@
 #include "TimelineView.h"
 #include "TraceCompareWidget.h"
 #include "trace/ChromeTraceExport.h"
+#include "trace/KernelLinks.h"
 #include "trace/KernelStats.h"
 
 #include <QComboBox>
@@ -19,6 +20,7 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <set>
 
 namespace fusescope {
 
@@ -53,6 +55,8 @@ TracePanel::TracePanel(QWidget* parent)
     m_tableView->sortByColumn(KernelTableModel::Total, Qt::DescendingOrder);
     m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tableView->setSelectionMode(QAbstractItemView::SingleSelection);
+    // The numbers keep their headers readable; the kernel name takes the rest.
+    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tableView->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
     m_tableView->verticalHeader()->hide();
 
@@ -173,8 +177,25 @@ void TracePanel::refresh() {
     const auto shown = traceOf(m_shown);
     const auto compared = traceOf(m_compared);
     m_timelines->setTraces(shown, backendName(m_shown), compared, backendName(m_compared));
+    // Per kernel name, the graph nodes its groups came from (by name and launch order).
+    QHash<QString, int> nodes;
+    bool linkable = false;
+    if (shown) {
+        const auto& run = m_report->backends[static_cast<size_t>(m_shown)];
+        const auto stages = afterFusionStages(run);
+        linkable = !stages.empty();
+        for (const auto& [name, refs] : linkKernelsToGroups(*shown, stages).groups) {
+            std::set<std::string> covered;
+            for (const auto& ref : refs)
+                for (const auto& g : ref.stage->groups)
+                    if (g.id == ref.id)
+                        covered.insert(g.nodes.begin(), g.nodes.end());
+            nodes.insert(QString::fromStdString(name), static_cast<int>(covered.size()));
+        }
+    }
     m_table->setStats(shown ? computeKernelStats(*shown, KernelStatsOptions::forTrace(*shown))
-                            : KernelStatsTable{});
+                            : KernelStatsTable{},
+                      std::move(nodes), linkable);
     if (!shown) {
         m_info->setText(m_shown < 0 ? tr("No backend with a kernel trace.")
                                     : tr("This backend has no kernel trace."));
