@@ -15,14 +15,8 @@ namespace {
 const QString kRunWide = QObject::tr("(run-wide)");
 
 QString inductorText(const nlohmann::json& options) {
-    if (!options.contains("inductor"))
-        return {};
-    // formatBackendEntry spells the values; reuse it on an entry holding only these options.
-    BackendEntry only;
-    only.backend = "x";
-    only.options["inductor"] = options["inductor"];
-    const auto label = QString::fromStdString(formatBackendEntry(only));
-    return label.mid(2, label.size() - 3);
+    return options.contains("inductor") ? QString::fromStdString(formatInductorOptions(options["inductor"]))
+                                        : QString();
 }
 
 } // namespace

@@ -219,21 +219,29 @@ void MainWindow::showWorkloadOf(const Report& report) {
 void MainWindow::showRunSettingsOf(const Report& report) {
     // Ctrl+R after opening a report runs the same comparison again: its rows (search candidates
     // come back from the search box, not as rows) and its run-wide options.
+    // A run-wide torch.compile mode (`--compile-mode`) has no field here: it goes onto the
+    // torch.compile rows that have no mode of their own, as NAME@MODE.
+    const auto& options = report.settings.value("options", nlohmann::json::object());
+    const auto mode = options.value("mode", nlohmann::json(nullptr));
     QStringList names;
-    for (const auto& run : report.backends)
-        if (!(report.search.is_object() && isMixedLabel(run.name)))
+    for (const auto& run : report.backends) {
+        if (report.search.is_object() && isMixedLabel(run.name))
+            continue;
+        auto entry = parseBackendEntry(run.name);
+        if (mode.is_string() && !isMixedLabel(run.name) && entry && entry.value().mode.empty() &&
+            isTorchCompileBackend(entry.value().backend)) {
+            entry.value().mode = mode.get<std::string>();
+            names << q(formatBackendEntry(entry.value()));
+        } else {
             names << q(run.name);
+        }
+    }
     if (!names.isEmpty())
         setBackends(names);
-    const auto& options = report.settings.value("options", nlohmann::json::object());
     m_fullgraph->setChecked(options.value("fullgraph", false));
     const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
     m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
-    QStringList inductor;
-    if (options.contains("inductor") && options["inductor"].is_object())
-        for (const auto& [key, value] : options["inductor"].items())
-            inductor << q(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
-    m_inductorConfig->setText(inductor.join(", "));
+    m_inductorConfig->setText(q(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
     m_trace->setChecked(
         std::any_of(report.backends.begin(), report.backends.end(),
                     [](const BackendRun& run) { return run.trace.has_value() || !run.traceInfo.is_null(); }));
@@ -265,7 +273,9 @@ Status MainWindow::setEntryVariant(int row, const QString& label, bool addAsNew)
         return Error{"bad_option",
                      e.backend + " is not a torch.compile backend: it takes no mode or options"};
     const QString canonical = q(formatBackendEntry(e));
-    if (!m_backendList->findItems(canonical, Qt::MatchExactly).isEmpty() && canonical != item->text())
+    // Two rows of one label would be one row twice in the report.
+    if (!m_backendList->findItems(canonical, Qt::MatchExactly).isEmpty() &&
+        (addAsNew || canonical != item->text()))
         return Error{"bad_option", "the list already has " + canonical.toStdString()};
     if (addAsNew) {
         auto* added = new QListWidgetItem(canonical);
@@ -437,6 +447,8 @@ void MainWindow::buildLayout() {
     backendLayout->addWidget(options);
     connect(m_backendList->model(), &QAbstractItemModel::rowsInserted, this,
             &MainWindow::updateModuleBackendChoices);
+    connect(m_backendList->model(), &QAbstractItemModel::rowsRemoved, this,
+            &MainWindow::updateModuleBackendChoices);
     connect(m_backendList->model(), &QAbstractItemModel::dataChanged, this,
             &MainWindow::updateModuleBackendChoices);
     auto* dock = new QDockWidget(tr("Backends"), this);
@@ -605,6 +617,8 @@ void MainWindow::setBackends(const QStringList& names) {
         if (!m_backendList->findItems(name + " (unavailable)", Qt::MatchExactly).isEmpty())
             continue;
         const auto found = m_backendList->findItems(name, Qt::MatchExactly);
+        if (!found.isEmpty() && m_backendList->row(found.front()) < at)
+            continue; // named twice: one row
         QListWidgetItem* item =
             found.isEmpty() ? nullptr : m_backendList->takeItem(m_backendList->row(found.front()));
         if (!item) {
@@ -705,10 +719,8 @@ Result<RunRequest> MainWindow::baseRequest() const {
     base.options["fullgraph"] = m_fullgraph->isChecked();
     const QString dynamic = m_dynamic->currentText();
     base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
-    std::vector<std::string> items;
-    for (const QString& item : m_inductorConfig->text().split(',', Qt::SkipEmptyParts))
-        items.push_back(item.toStdString());
-    auto inductor = parseInductorConfig(items);
+    // Commas inside brackets or quotes belong to a value: x=[1,2], note="a,b".
+    auto inductor = parseInductorConfig(splitBackendList(m_inductorConfig->text().toStdString()));
     if (!inductor)
         return inductor.error();
     base.options["inductor"] = inductor.value();

@@ -158,8 +158,16 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
         for (const auto& label : compare.backends) {
-            if (auto entry = parseBackendEntry(label); !entry) {
-                std::fprintf(stderr, "error: --backends: %s\n", entry.error().message.c_str());
+            // mixed[...] rows are accepted here too; --assign is their usual spelling.
+            std::optional<Error> bad;
+            if (isMixedLabel(label)) {
+                if (auto a = parseAssignment(label.substr(6, label.size() - 7)); !a)
+                    bad = a.error();
+            } else if (auto e = parseBackendEntry(label); !e) {
+                bad = e.error();
+            }
+            if (bad) {
+                std::fprintf(stderr, "error: --backends: %s\n", bad->message.c_str());
                 return kExitUsage;
             }
         }

@@ -15,16 +15,45 @@ Error badEntry(const std::string& label, const std::string& why) {
 }
 
 // An option value as typed again: strings bare unless they would read back as JSON.
-std::string typed(const nlohmann::json& value) {
+// True when the braces and brackets of `text` close in order, outside double-quoted strings.
+bool balanced(const std::string& text) {
+    std::string open;
+    bool quoted = false, escaped = false;
+    for (char c : text) {
+        if (quoted) {
+            quoted = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == '{' || c == '[') {
+            open += c;
+        } else if (c == '}' || c == ']') {
+            if (open.empty() || open.back() != (c == '}' ? '{' : '['))
+                return false;
+            open.pop_back();
+        }
+    }
+    return open.empty() && !quoted;
+}
+
+} // namespace
+
+std::string formatOptionValue(const nlohmann::json& value) {
     if (!value.is_string())
         return value.dump();
     const auto& s = value.get_ref<const std::string&>();
     const bool ambiguous = !nlohmann::json::parse(s, nullptr, false).is_discarded() ||
-                           s.find_first_of(",{}[] ") != std::string::npos || s.empty();
+                           s.find_first_of(",{}[] \"\\") != std::string::npos || s.empty();
     return ambiguous ? value.dump() : s;
 }
 
-} // namespace
+std::string formatInductorOptions(const nlohmann::json& options) {
+    std::string text;
+    if (options.is_object())
+        for (const auto& [key, value] : options.items())
+            text += (text.empty() ? "" : ",") + key + "=" + formatOptionValue(value);
+    return text;
+}
 
 Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items) {
     nlohmann::json config = nlohmann::json::object();
@@ -86,6 +115,8 @@ Result<BackendEntry> parseBackendEntry(const std::string& raw) {
                             "options must close with '}' at the end, as in inductor{epilogue_fusion=false}");
         head = trimmed(label.substr(0, brace));
         const std::string body = label.substr(brace + 1, label.size() - brace - 2);
+        if (!balanced(body))
+            return badEntry(label, "unbalanced braces, brackets or quotes in the options");
         std::vector<std::string> inductorItems;
         for (const auto& option : splitBackendList(body)) {
             const auto eq = option.find('=');
@@ -151,7 +182,7 @@ std::string formatBackendEntry(const BackendEntry& entry) {
     }
     if (entry.options.contains("inductor"))
         for (const auto& [key, value] : entry.options["inductor"].items())
-            options.push_back(key + "=" + typed(value));
+            options.push_back(key + "=" + formatOptionValue(value));
     if (!options.empty()) {
         label += "{";
         for (size_t i = 0; i < options.size(); ++i)

@@ -11,6 +11,10 @@ namespace fusescope {
 // Inductor options as users type them, KEY=VALUE each (VALUE read as JSON when it parses, else
 // kept as a string), into the object torch.compile(options=...) takes. The CLI and the GUI share it.
 Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items);
+// One option value as users type it back: strings bare unless they would read back otherwise.
+std::string formatOptionValue(const nlohmann::json& value);
+// An Inductor options object as `k=v,k2=v2` (splitBackendList + parseInductorConfig read it back).
+std::string formatInductorOptions(const nlohmann::json& options);
 
 // One entry of a backend list as users type it (docs/cli.md, "Backends and their options"):
 //   NAME[@MODE][{OPTION,...}]

@@ -34,8 +34,11 @@ public:
     }
 
     // The extern groups called between two generated kernels, and the events traced between them.
+    // `bounded`: a generated kernel on both sides. A span at the start or the end of an iteration
+    // may also hold work outside the compiled graphs (an eager loss, an optimizer step), so there
+    // only an op name or an exact count links.
     void linkSpan(const std::vector<const GroupInStage*>& groups,
-                  const std::vector<const TraceEvent*>& events) {
+                  const std::vector<const TraceEvent*>& events, bool bounded) {
         if (groups.empty() || events.empty())
             return;
         std::vector<bool> groupTaken(groups.size(), false);
@@ -50,8 +53,8 @@ public:
                 link(*e, *groups[k]);
                 groupTaken[k] = true;
                 next = k + 1;
-            } else if (e->kind == EventKind::Kernel) {
-                rest.push_back(e);
+            } else if (e->kind == EventKind::Kernel && !m_generatedNames.count(e->name)) {
+                rest.push_back(e); // a kernel named after a generated group is that group's, not an extern's
             }
         }
         std::vector<const GroupInStage*> open;
@@ -60,7 +63,7 @@ public:
                 open.push_back(groups[k]);
         if (open.empty() || rest.empty())
             return;
-        if (open.size() == 1) {
+        if (open.size() == 1 && bounded) {
             for (const auto* e : rest)
                 link(*e, *open.front());
         } else if (open.size() == rest.size()) {
@@ -70,7 +73,11 @@ public:
     }
 
     void linkIteration(const std::vector<GroupInStage>& order, const std::vector<const TraceEvent*>& events) {
+        for (const auto& g : order)
+            if (generated(g) && g.traceName >= 0)
+                m_generatedNames.insert(g.traceName);
         size_t at = 0;
+        bool afterKernel = false;
         std::vector<const GroupInStage*> pending;
         for (const auto& g : order) {
             if (!generated(g)) {
@@ -84,13 +91,16 @@ public:
                 ++j;
             if (j == events.size())
                 continue; // not traced in this iteration: the span goes on to the next kernel
-            linkSpan(pending, {events.begin() + static_cast<std::ptrdiff_t>(at),
-                               events.begin() + static_cast<std::ptrdiff_t>(j)});
+            linkSpan(pending,
+                     {events.begin() + static_cast<std::ptrdiff_t>(at),
+                      events.begin() + static_cast<std::ptrdiff_t>(j)},
+                     afterKernel);
             pending.clear();
             link(*events[j], g);
             at = j + 1;
+            afterKernel = true;
         }
-        linkSpan(pending, {events.begin() + static_cast<std::ptrdiff_t>(at), events.end()});
+        linkSpan(pending, {events.begin() + static_cast<std::ptrdiff_t>(at), events.end()}, false);
     }
 
     KernelLinks take() { return std::move(m_links); }
@@ -98,6 +108,7 @@ public:
 private:
     const KernelTrace& m_trace;
     KernelLinks m_links;
+    std::set<int32_t> m_generatedNames; // trace name indices of generated groups
 };
 
 } // namespace

@@ -17,8 +17,10 @@ namespace fusescope {
 // per traced iteration: the groups run in the order the stages list them, and the events between
 // two generated kernels belong to the extern groups between those kernels' groups. Within such a
 // span an event named after the op (aten::addmm on the CPU profiler) takes the next group of that
-// op; otherwise (cuBLAS kernels on CUDA) one extern group takes every kernel of the span, and k
-// groups take k kernels one each. Anything else stays unlinked rather than guessed.
+// op; otherwise (cuBLAS kernels on CUDA) one extern group takes every kernel of a span between two
+// generated kernels, and k groups take k kernels one each. Spans at the start or end of an
+// iteration (which may hold eager work around the compiled graphs) link only by op name or exact
+// count. Anything else stays unlinked rather than guessed.
 // One kernel group of one stage (group ids are unique within a stage only).
 struct GroupRef {
     const StageGraph* stage = nullptr;

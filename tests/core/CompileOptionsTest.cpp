@@ -48,7 +48,9 @@ TEST(BackendEntry, BadEntriesNameTheEntryAndTheProblem) {
              {"inductor{fullgraph=yes}", "fullgraph takes true or false"},
              {"inductor{mode=max-autotune}", "NAME@MODE"},
              {"inductor{=3}", "not KEY=VALUE"},
-             {"inductor{novalue}", "not KEY=VALUE"}}) {
+             {"inductor{novalue}", "not KEY=VALUE"},
+             {"inductor{a=1}{b=2}", "unbalanced"},
+             {"inductor{a=\"x}", "unbalanced"}}) {
         auto e = parseBackendEntry(label);
         ASSERT_FALSE(e) << label;
         EXPECT_NE(e.error().message.find("'" + label + "'"), std::string::npos) << e.error().message;
@@ -61,7 +63,7 @@ TEST(BackendEntry, FormatReadsBack) {
          {"inductor", "inductor@reduce-overhead", "inductor{fullgraph}",
           "inductor{fullgraph=false,dynamic=auto}",
           "inductor@max-autotune{dynamic=true,epilogue_fusion=false,max_autotune_gemm_backends=ATEN}",
-          "inductor{cpp.simdlen=512,note=\"a,b\",text=\"true\"}"}) {
+          "inductor{cpp.simdlen=512,note=\"a,b\",text=\"true\"}", "inductor{q=\"x\\\"y\",b=\"\\\\\"}"}) {
         auto e = parseBackendEntry(label);
         ASSERT_TRUE(e) << label << ": " << e.error().message;
         const auto formatted = formatBackendEntry(e.value());

@@ -171,3 +171,22 @@ TEST(KernelLinks, AfterFusionStagesRunForwardThenBackwardInReverse) {
     EXPECT_EQ(order[2], &run.stages[3]);
     EXPECT_EQ(order[3], &run.stages[2]);
 }
+
+TEST(KernelLinks, EagerWorkAfterTheLastKernelIsNotTakenForAnExternCall) {
+    // A graph ending in a Linear layer, then an eager loss and optimizer step in the same iteration.
+    const auto stage =
+        afterFusion({{"triton_poi_fused_0", "kernel"}, {"extern_kernels.addmm", "extern_kernel"}});
+    const auto withEager = trace({{{"triton_poi_fused_0", K},
+                                   {"sm90_gemm", K},
+                                   {"nll_loss_forward_kernel", K},
+                                   {"multi_tensor_apply_kernel", K}}});
+    const auto links = linkKernelsToGroups(withEager, {&stage});
+    EXPECT_EQ(links.groupsOf("sm90_gemm"), nullptr);
+    EXPECT_EQ(links.groupsOf("nll_loss_forward_kernel"), nullptr);
+    EXPECT_EQ(links.unlinkedKernels, (std::vector<std::string>{"multi_tensor_apply_kernel",
+                                                               "nll_loss_forward_kernel", "sm90_gemm"}));
+    // With exactly one kernel after the last generated one, the count decides.
+    const auto alone = trace({{{"triton_poi_fused_0", K}, {"sm90_gemm", K}}});
+    EXPECT_EQ(ids(linkKernelsToGroups(alone, {&stage}), "sm90_gemm"),
+              (std::vector<std::string>{"extern_kernels.addmm:2"}));
+}

@@ -387,6 +387,8 @@ private slots:
         QCOMPARE(list->item(row)->text(), QString("inductor@max-autotune"));
         auto duplicate = window.setEntryVariant(row, "inductor{epilogue_fusion=false}", false);
         QVERIFY(duplicate && QString::fromStdString(duplicate->message).contains("already has"));
+        auto twice = window.setEntryVariant(row, "inductor@max-autotune", true); // unchanged, as a new row
+        QVERIFY(twice && QString::fromStdString(twice->message).contains("already has"));
         auto bad = window.setEntryVariant(row, "inductor{dynamic=maybe}", false);
         QVERIFY(bad && QString::fromStdString(bad->message).contains("dynamic takes"));
         const int eager = list->row(list->findItems("eager", Qt::MatchExactly).front());
@@ -445,7 +447,11 @@ private slots:
         r.modelSpec = "demo:mlp";
         r.settings = {
             {"options",
-             {{"fullgraph", true}, {"dynamic", false}, {"inductor", {{"epilogue_fusion", false}}}}}};
+             {{"fullgraph", true},
+              {"dynamic", false},
+              {"mode", "max-autotune"},
+              {"inductor",
+               {{"epilogue_fusion", false}, {"sizes", {1, 2}}, {"note", "a,b"}, {"flag", "true"}}}}}};
         r.backends = {okRun("eager", {1.0, 1.0, 1.0}, 0.1),
                       okRun("inductor{dynamic=true}", {0.5, 0.5, 0.5}, 2),
                       okRun("mixed[encoder=inductor]", {0.7, 0.7, 0.7}, 3)};
@@ -455,14 +461,22 @@ private slots:
         MainWindow window;
         window.setBackends({"aot_eager"});
         QVERIFY(window.openReport(path));
+        // The run-wide --compile-mode goes onto the torch.compile rows as NAME@MODE.
         QCOMPARE(window.checkedBackends(),
-                 QStringList({"eager", "inductor{dynamic=true}", "mixed[encoder=inductor]"}));
+                 QStringList({"eager@max-autotune", "inductor@max-autotune{dynamic=true}",
+                              "mixed[encoder=inductor]"}));
         auto request = window.baseRequest();
         QVERIFY(request);
         QVERIFY(request.value().options["fullgraph"] == true);
         QVERIFY(request.value().options["dynamic"] == false);
-        QVERIFY(request.value().options["inductor"] == nlohmann::json({{"epilogue_fusion", false}}));
+        // Values with commas and strings that look like JSON come back as they were.
+        QVERIFY2(request.value().options["inductor"] == r.settings["options"]["inductor"],
+                 request.value().options["inductor"].dump().c_str());
         QVERIFY(!request.value().captureTrace); // no row of this report has a trace
+
+        // A name given twice is one row, and the rows not named end unchecked.
+        window.setBackends({"aot_eager", "aot_eager"});
+        QCOMPARE(window.checkedBackends(), QStringList({"aot_eager"}));
     }
 
     void trainingDetailsShowInTheTable() {

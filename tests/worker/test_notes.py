@@ -38,6 +38,10 @@ def test_on_cuda_a_skip_is_noted_with_the_reason_torch_logs():
 
 def test_only_cuda_graph_options_are_watched():
     assert notes.wants_cudagraphs("inductor", {"mode": "reduce-overhead"})
+    assert notes.wants_cudagraphs("inductor", {"mode": "max-autotune"})  # torch's mode table turns them on
+    assert not notes.wants_cudagraphs("inductor", {"mode": "max-autotune-no-cudagraphs"})
     assert notes.wants_cudagraphs("inductor", {"mode": None, "inductor": {"triton.cudagraphs": True}})
-    assert not notes.wants_cudagraphs("inductor", {"mode": "max-autotune"})
+    # An explicit option wins over the mode's default.
+    assert not notes.wants_cudagraphs("inductor", {"mode": "reduce-overhead", "inductor": {"triton.cudagraphs": False}})
+    assert not notes.wants_cudagraphs("inductor", {"mode": None})
     assert not notes.wants_cudagraphs("aot_eager", {"mode": "reduce-overhead"})

@@ -12,9 +12,18 @@ CUDAGRAPH_LOGGER = "torch._inductor.cudagraph_utils.__cudagraphs"
 
 
 def wants_cudagraphs(backend: str, options: dict) -> bool:
-    inductor = options.get("inductor") or {}
-    return backend == "inductor" and (options.get("mode") == "reduce-overhead" or
-                                      inductor.get("triton.cudagraphs") is True)
+    """Whether Inductor will try CUDA graphs: the mode's default, unless the options set
+    triton.cudagraphs themselves."""
+    if backend != "inductor":
+        return False
+    explicit = (options.get("inductor") or {}).get("triton.cudagraphs")
+    if isinstance(explicit, bool):
+        return explicit
+    mode = options.get("mode")
+    if not mode:
+        return False
+    from torch._inductor import list_mode_options  # torch's own table: reduce-overhead, max-autotune
+    return bool(list_mode_options(mode).get("triton.cudagraphs", False))
 
 
 class _Reasons(logging.Handler):
@@ -62,9 +71,9 @@ class CudagraphWatch:
 
     def notes(self) -> list[str]:
         if self.device_type != "cuda":
+            skipped = f" (Inductor skipped them for {self.skips} graph(s))" if self.skips else ""
             return [f"{self.what} on {self.device_type}: CUDA graphs apply only to CUDA kernels, so none were "
-                    f"used (Inductor skipped them for {self.skips} graph(s)); these numbers are Inductor's "
-                    f"compile without CUDA graphs"]
+                    f"used{skipped}; these numbers are Inductor's compile without CUDA graphs"]
         if self.skips == 0:
             return []
         reasons = "; ".join(self._reasons.messages) or "torch logged no reason"
