@@ -90,10 +90,10 @@ Result<BackendEntry> BackendEntryDialog::entry() const {
         e.options["dynamic"] =
             dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
     // The same reader as typed entries, so the dialog accepts exactly what the CLI accepts.
-    auto inductor = parseBackendEntry("x{" + m_inductor->text().toStdString() + "}");
-    if (!inductor)
-        return Error{"bad_option", inductor.error().message.substr(inductor.error().message.find(": ") + 2)};
-    const auto& typed = inductor.value().options;
+    auto parsed = parseEntryOptions(m_inductor->text().toStdString());
+    if (!parsed)
+        return parsed.error();
+    const auto& typed = parsed.value();
     if (typed.contains("fullgraph") || typed.contains("dynamic"))
         return Error{"bad_option",
                      "set fullgraph and dynamic with their own fields, not among the Inductor options"};

@@ -1,6 +1,7 @@
 // fusescope-cli: everything the GUI does, headless (docs/cli.md).
 #include "Commands.h"
 #include "ExitCodes.h"
+#include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
 #include "capture/Workload.h"
 
@@ -157,17 +158,11 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "error: --backends names no backend\n");
             return kExitUsage;
         }
+        // The session reads each entry with requestFor (NAME[@MODE][{...}] or mixed[...]): refuse
+        // here what it would fail on, before any backend starts.
         for (const auto& label : compare.backends) {
-            // mixed[...] rows are accepted here too; --assign is their usual spelling.
-            std::optional<Error> bad;
-            if (isMixedLabel(label)) {
-                if (auto a = parseAssignment(label.substr(6, label.size() - 7)); !a)
-                    bad = a.error();
-            } else if (auto e = parseBackendEntry(label); !e) {
-                bad = e.error();
-            }
-            if (bad) {
-                std::fprintf(stderr, "error: --backends: %s\n", bad->message.c_str());
+            if (auto request = requestFor(label, RunRequest{}); !request) {
+                std::fprintf(stderr, "error: --backends: %s\n", request.error().message.c_str());
                 return kExitUsage;
             }
         }

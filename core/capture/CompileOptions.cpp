@@ -104,6 +104,39 @@ std::vector<std::string> splitBackendList(const std::string& text) {
     return out;
 }
 
+Result<nlohmann::json> parseEntryOptions(const std::string& body) {
+    if (!balanced(body))
+        return Error{"bad_option", "unbalanced braces, brackets or quotes in the options"};
+    nlohmann::json options = nlohmann::json::object();
+    std::vector<std::string> inductorItems;
+    for (const auto& option : splitBackendList(body)) {
+        const auto eq = option.find('=');
+        const std::string key = trimmed(option.substr(0, eq));
+        const std::string value = eq == std::string::npos ? std::string() : trimmed(option.substr(eq + 1));
+        if (key == "fullgraph") {
+            if (eq != std::string::npos && value != "true" && value != "false")
+                return Error{"bad_option", "fullgraph takes true or false, not '" + value + "'"};
+            options["fullgraph"] = eq == std::string::npos || value == "true";
+        } else if (key == "dynamic") {
+            if (value != "true" && value != "false" && value != "auto")
+                return Error{"bad_option", "dynamic takes true, false or auto, not '" + value + "'"};
+            options["dynamic"] = value == "auto" ? nlohmann::json(nullptr) : nlohmann::json(value == "true");
+        } else if (key == "mode") {
+            return Error{"bad_option",
+                         "give the torch.compile mode as NAME@MODE, e.g. inductor@max-autotune"};
+        } else {
+            inductorItems.push_back(option);
+        }
+    }
+    auto inductor = parseInductorConfig(inductorItems);
+    if (!inductor)
+        return Error{"bad_option", inductor.error().message +
+                                       " (options are fullgraph, dynamic=..., or Inductor KEY=VALUE)"};
+    if (!inductor.value().empty())
+        options["inductor"] = inductor.value();
+    return options;
+}
+
 Result<BackendEntry> parseBackendEntry(const std::string& raw) {
     const std::string label = trimmed(raw);
     BackendEntry entry;
@@ -114,37 +147,10 @@ Result<BackendEntry> parseBackendEntry(const std::string& raw) {
             return badEntry(label,
                             "options must close with '}' at the end, as in inductor{epilogue_fusion=false}");
         head = trimmed(label.substr(0, brace));
-        const std::string body = label.substr(brace + 1, label.size() - brace - 2);
-        if (!balanced(body))
-            return badEntry(label, "unbalanced braces, brackets or quotes in the options");
-        std::vector<std::string> inductorItems;
-        for (const auto& option : splitBackendList(body)) {
-            const auto eq = option.find('=');
-            const std::string key = trimmed(option.substr(0, eq));
-            const std::string value =
-                eq == std::string::npos ? std::string() : trimmed(option.substr(eq + 1));
-            if (key == "fullgraph") {
-                if (eq != std::string::npos && value != "true" && value != "false")
-                    return badEntry(label, "fullgraph takes true or false, not '" + value + "'");
-                entry.options["fullgraph"] = eq == std::string::npos || value == "true";
-            } else if (key == "dynamic") {
-                if (value != "true" && value != "false" && value != "auto")
-                    return badEntry(label, "dynamic takes true, false or auto, not '" + value + "'");
-                entry.options["dynamic"] =
-                    value == "auto" ? nlohmann::json(nullptr) : nlohmann::json(value == "true");
-            } else if (key == "mode") {
-                return badEntry(label,
-                                "give the torch.compile mode as NAME@MODE, e.g. inductor@max-autotune");
-            } else {
-                inductorItems.push_back(option);
-            }
-        }
-        auto inductor = parseInductorConfig(inductorItems);
-        if (!inductor)
-            return badEntry(label, inductor.error().message + " (options are fullgraph, dynamic=..., or "
-                                                              "Inductor KEY=VALUE)");
-        if (!inductor.value().empty())
-            entry.options["inductor"] = inductor.value();
+        auto options = parseEntryOptions(label.substr(brace + 1, label.size() - brace - 2));
+        if (!options)
+            return badEntry(label, options.error().message);
+        entry.options = std::move(options.value());
     } else if (label.find('}') != std::string::npos) {
         return badEntry(label, "'}' without '{'");
     }

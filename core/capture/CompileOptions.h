@@ -31,6 +31,8 @@ struct BackendEntry {
 };
 
 Result<BackendEntry> parseBackendEntry(const std::string& label);
+// The OPTION list inside an entry's braces -> {fullgraph, dynamic, inductor{}} (only what it sets).
+Result<nlohmann::json> parseEntryOptions(const std::string& body);
 // The canonical spelling of an entry (options in a fixed order); parseBackendEntry reads it back.
 std::string formatBackendEntry(const BackendEntry& entry);
 // `base` (a request's options) with the entry's mode and options applied; Inductor options merge

@@ -1,27 +1,18 @@
 """The worker's export_aoti request (docs/libtorch.md, "AOTInductor"), run as the C++ side runs it:
 a real AOTInductor compile of demo:mlp (tens of seconds on 2 cores), then the error paths."""
-import json
-import os
 import re
-import subprocess
-import sys
 import zipfile
 
 import torch
-
-WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "torch_compile", "worker")
+from conftest import ask, export_request
 
 
 def _ask(request: dict) -> list[dict]:
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(WORKER))
-    done = subprocess.run([sys.executable, "-m", "fusescope_worker"], input=json.dumps(request) + "\n",
-                          capture_output=True, text=True, env=env, timeout=500)
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return ask(request, timeout=500)
 
 
 def _request(model: str, out_dir, **extra) -> dict:
-    return {"type": "export_aoti", "id": "aot_inductor", "model": model, "device": "cpu", "out_dir": str(out_dir),
-            "measure": {"warmup": 1, "min_runs": 2, "min_time_s": 0, "max_runs": 2}, **extra}
+    return export_request("export_aoti", "aot_inductor", model, out_dir, **extra)
 
 
 def test_mlp_package_stages_and_code_agree(tmp_path):

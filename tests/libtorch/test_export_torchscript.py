@@ -1,24 +1,15 @@
 """The worker's export_torchscript request (docs/libtorch.md), run as the C++ side runs it."""
-import json
-import os
-import subprocess
-import sys
 
 import torch
-
-WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "torch_compile", "worker")
+from conftest import ask, export_request
 
 
 def _ask(request: dict) -> list[dict]:
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(WORKER))
-    done = subprocess.run([sys.executable, "-m", "fusescope_worker"], input=json.dumps(request) + "\n",
-                          capture_output=True, text=True, env=env, timeout=300)
-    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return ask(request, timeout=300)
 
 
 def _request(model: str, out_dir, **extra) -> dict:
-    return {"type": "export_torchscript", "id": "t", "model": model, "device": "cpu", "out_dir": str(out_dir),
-            "measure": {"warmup": 1, "min_runs": 2, "min_time_s": 0, "max_runs": 2}, **extra}
+    return export_request("export_torchscript", "t", model, out_dir, **extra)
 
 
 def test_export_writes_loadable_files_and_eager_samples(tmp_path):
