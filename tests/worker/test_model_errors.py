@@ -130,3 +130,25 @@ def test_nvfuser_on_cpu_is_unavailable_naming_every_missing_piece():
     assert "NVIDIA GPUs only" in error["message"] and "device is cpu" in error["message"]
     if not importlib.util.find_spec("thunder"):
         assert "import thunder failed" in error["message"]
+
+
+@pytest.mark.parametrize("where, code, words", [
+    ("import", "model_invalid", "called sys.exit(3) at import"),
+    ("build_model", "model_failed", "build_model() called sys.exit(3)"),
+    ("example_inputs", "model_failed", "example_inputs() called sys.exit(3)"),
+    ("forward", "model_failed", "forward() called sys.exit(3)"),
+])
+def test_sys_exit_in_model_code_is_a_model_error_naming_file_and_function(where, code, words):
+    path = FIXTURES / "sys_exit.py"
+    error, _ = failed_run(path, env={"FUSESCOPE_FIXTURE_EXIT_AT": where})
+    assert error["code"] == code, error
+    assert str(path) in error["message"] and error["file"] == str(path)
+    assert words in error["message"], error["message"]
+
+
+def test_lone_surrogate_in_an_exception_message_is_replaced_not_fatal():
+    path = FIXTURES / "surrogate_message.py"
+    error, run = failed_run(path)
+    assert error["code"] == "model_failed", error
+    assert "bad byte \ufffd in the data file" in error["message"], error["message"]
+    assert "Traceback" not in run.stderr or "fusescope_worker/protocol.py" not in run.stderr, run

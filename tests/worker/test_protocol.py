@@ -138,3 +138,74 @@ def test_sigterm_and_stale_scratch_directories_are_cleaned_up(tmp_path):
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 128 + signal.SIGTERM
     assert not any(os.path.exists(path) for path in scratch)
+
+
+TOKEN = "0123456789abcdef0123456789abcdef"
+
+
+def test_with_a_channel_token_every_line_carries_it_and_model_code_cannot_find_the_channel(tmp_path):
+    """docs/protocol.md, "Transport": the token leaves the environment before model code runs,
+    and the channel sits on a close-on-exec descriptor outside the small numbers."""
+    model = tmp_path / "snoop.py"
+    model.write_text(
+        "import fcntl, os, subprocess, sys, torch\n"
+        "def report():\n"
+        "    pipes = []\n"
+        "    for name in os.listdir('/proc/self/fd'):\n"
+        "        try:\n"
+        "            if int(name) > 2 and os.readlink('/proc/self/fd/' + name).startswith('pipe:'):\n"
+        "                pipes.append(int(name))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    cloexec = all(fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC for fd in pipes)\n"
+        "    environ = open('/proc/self/environ', 'rb').read()\n"
+        "    child = subprocess.run(['env'], capture_output=True, text=True).stdout\n"
+        "    print('SNOOP', 'env' if 'FUSESCOPE_CHANNEL_TOKEN' in os.environ else 'noenv',\n"
+        "          'proc' if b'" + TOKEN + "' in environ else 'noproc',\n"
+        "          'child' if '" + TOKEN + "' in child else 'nochild',\n"
+        "          'low' if any(fd <= 64 for fd in pipes) else 'high',\n"
+        "          'cloexec' if cloexec else 'inherited', file=sys.stderr)\n"
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x + 1\n"
+        "def build_model():\n    report(); return M()\n"
+        "def example_inputs():\n    return (torch.ones(2),)\n")
+    request = json.dumps({"type": "run", "id": "t", "model": str(model), "backend": "eager",
+                          "measure": {"warmup": 1, "min_runs": 3, "min_time_s": 0.0, "max_runs": 5}})
+    proc = subprocess.run([sys.executable, "-m", "fusescope_worker"], input=request + "\n",
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(WORKER_DIR), "FUSESCOPE_CHANNEL_TOKEN": TOKEN})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    assert lines and all(line.startswith(TOKEN + " ") for line in lines), proc.stdout[:500]
+    messages = [json.loads(line[len(TOKEN) + 1:]) for line in lines]
+    assert messages[0]["type"] == "hello" and messages[-1]["type"] == "bye"
+    assert [m for m in messages if m["type"] == "result"][0]["status"] == "ok"
+    assert "SNOOP noenv noproc nochild high cloexec" in proc.stderr, proc.stderr[-3000:]
+
+
+def test_sigterm_while_a_model_file_imports_is_a_stop_not_a_model_error(tmp_path):
+    """The stop the C++ side sends on timeout must never come back as model_invalid: a result
+    naming the model would hide the timeout."""
+    model = tmp_path / "slow_import.py"
+    model.write_text("import sys, time\nprint('importing', file=sys.stderr, flush=True)\ntime.sleep(600)\n"
+                     "def build_model():\n    pass\ndef example_inputs():\n    return ()\n")
+    proc = subprocess.Popen([sys.executable, "-m", "fusescope_worker"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(WORKER_DIR)})
+    proc.stdin.write(json.dumps({"type": "run", "id": "s", "model": str(model), "backend": "eager"}) + "\n")
+    proc.stdin.flush()
+    for line in proc.stderr:
+        if "importing" in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM
+    types = [json.loads(line)["type"] for line in stdout.splitlines()]
+    assert "error" not in types and "result" not in types, stdout
+
+
+def test_unencodable_strings_never_break_the_channel():
+    from fusescope_worker.protocol import encode_line
+    assert encode_line('{"m":"a\udcffb\ud800"}') == '{"m":"a\ufffdb\ufffd"}'.encode()
+    assert encode_line('{"m":"caf\u00e9"}') == '{"m":"caf\u00e9"}'.encode()

@@ -16,13 +16,14 @@ EXIT_BAD_REQUEST = 3
 def _serve(channel, scratch) -> int:
     # torch is imported here, after WorkerScratch pointed the compile cache at a fresh directory.
     from . import devices
-    from .errors import BAD_REQUEST, WorkerError, internal
+    from .errors import BAD_REQUEST, WorkerError, internal, model_exit
     from .request import parse_line, parse_run
 
     channel.send("hello", **devices.hello_fields())
     for line in sys.stdin:
         if not line.strip():
             continue
+        request = None
         try:
             request = parse_line(line)
             if isinstance(request.get("id"), str):
@@ -51,25 +52,44 @@ def _serve(channel, scratch) -> int:
             if error.code == BAD_REQUEST:
                 return EXIT_BAD_REQUEST
             break
+        except SystemExit as exc:  # model code called sys.exit() during an export
+            channel.error(model_exit(request.get("model") if request else None, exc).fields())
+            break
         except Exception as exc:  # a bug in the worker: still say so on the protocol
             channel.error(internal(exc).fields())
             break
         from .run import run
-        if run(run_request, channel, scratch) == BAD_REQUEST:  # e.g. options torch rejected
+        try:
+            code = run(run_request, channel, scratch)
+        except SystemExit as exc:  # model code the run does not wrap (ModelExit covers the rest)
+            channel.error(model_exit(run_request.model, exc).fields())
+            break
+        if code == BAD_REQUEST:  # e.g. options torch rejected
             return EXIT_BAD_REQUEST
         break
     channel.bye()
     return EXIT_OK
 
 
+def _terminate(signum, frame):
+    from .errors import WorkerTerminated
+    raise WorkerTerminated(signum)
+
+
 def main() -> int:
+    # First, before torch or any model code: the channel token leaves the environment.
+    from .protocol import Channel, take_channel_token
+    token = take_channel_token()
     # The C++ side stops a worker with SIGTERM on timeout or cancel: exit through `finally`
-    # so the scratch directory goes too.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    # so the scratch directory goes too. WorkerTerminated, not SystemExit, so the code that
+    # reports a model's sys.exit() never takes the stop for the model's doing.
+    from .errors import WorkerTerminated
+    signal.signal(signal.SIGTERM, _terminate)
     scratch = WorkerScratch()
     try:
-        from .protocol import Channel
-        return _serve(Channel(), scratch)
+        return _serve(Channel(token), scratch)
+    except WorkerTerminated as stop:
+        return 128 + stop.signum
     finally:
         scratch.remove()
 

@@ -1,4 +1,5 @@
 """Failures the worker reports, each carrying a protocol error code (docs/protocol.md)."""
+import os
 import traceback
 
 BAD_REQUEST = "bad_request"
@@ -31,13 +32,53 @@ class WorkerError(Exception):
                 "backend": self.backend, "traceback": tb}
 
 
+class WorkerTerminated(BaseException):
+    """The C++ side stopped the worker (SIGTERM on timeout or cancel). A BaseException of its
+    own, not SystemExit, so that no handler of model errors mistakes it for the model's
+    failure: whatever catches model errors lets it pass."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class ModelExit(Exception):
+    """Model code called sys.exit(): raised in place of that SystemExit where the worker calls
+    into the model, so the run reports a model error instead of the worker leaving."""
+
+    def __init__(self, where: str, code):
+        super().__init__(f"{where} called {exit_call(code)}")
+        self.code = code
+
+
+def exit_call(code) -> str:
+    """How the model left: `sys.exit(3)`, `sys.exit('bye')`, `sys.exit()`."""
+    return "sys.exit()" if code is None else f"sys.exit({code!r})"
+
+
 def describe(exc: BaseException) -> str:
     """`ValueError: bad shape`, first line only, so messages stay one line."""
-    text = str(exc).strip().splitlines()
+    try:
+        text = str(exc).strip().splitlines()
+    except Exception:  # a model's exception whose __str__ raises
+        text = ["<unprintable message>"]
+    if isinstance(exc, ModelExit):
+        return text[0]
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def internal(exc: BaseException, *, backend: str | None = None) -> WorkerError:
     error = WorkerError(INTERNAL, f"internal worker error: {describe(exc)}", backend=backend)
+    error.__cause__ = exc
+    return error
+
+
+def model_exit(model: str | None, exc: SystemExit) -> WorkerError:
+    """A sys.exit() from model code that reached the worker's top level, as a model error."""
+    path = None
+    if isinstance(model, str) and not model.startswith(("demo:", "hf:")):
+        path = os.path.abspath(os.path.expanduser(model))
+    what = f"model {path or model}" if model else "the model"
+    error = WorkerError(MODEL_FAILED, f"{what}: model code called {exit_call(exc.code)}", file=path)
     error.__cause__ = exc
     return error

@@ -9,7 +9,8 @@ from . import accuracy, backends, devices, measure, memory, mixed, modules, note
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
-from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, WorkerError, describe, internal
+from .errors import (BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe,
+                     internal)
 from .models import load_model
 from . import precision  # workload.precision: autocast and tolerances (precision.py)
 
@@ -53,6 +54,8 @@ class Run:
             return fn()
         except WorkerError:
             raise
+        except ModelExit as exc:  # sys.exit() in forward, eager or compiled: the model's doing
+            raise WorkerError(MODEL_FAILED, f"model {self.loaded.source}: {exc}", file=self.loaded.file) from exc
         except Exception as exc:
             # A model that fails in eager is not the backend's fault: no backend named then.
             raise WorkerError(code, f"{what} raised {describe(exc)}", file=self.loaded.file,
@@ -131,6 +134,8 @@ class Run:
 
     def _first_call_error(self, exc: Exception) -> WorkerError:
         from torch._dynamo.exc import TorchDynamoException
+        if isinstance(exc, ModelExit):
+            return WorkerError(MODEL_FAILED, f"model {self.loaded.source}: {exc}", file=self.loaded.file)
         inner = self.session.compile_error
         if inner is not None or isinstance(exc, TorchDynamoException):
             cause = inner if inner is not None and inner is not exc else exc

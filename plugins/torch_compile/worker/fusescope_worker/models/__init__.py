@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.utils import _pytree as pytree
 
-from ..errors import MODEL_INVALID, MODEL_NOT_FOUND, WorkerError
+from ..errors import MODEL_INVALID, MODEL_NOT_FOUND, ModelExit, WorkerError
 
 
 @dataclass
@@ -21,7 +21,10 @@ class LoadedModel:
     parameters: int | None = None  # when the module run differs from the one the user gave
 
     def __call__(self, module=None):
-        return (module if module is not None else self.module)(*self.args, **self.kwargs)
+        try:
+            return (module if module is not None else self.module)(*self.args, **self.kwargs)
+        except SystemExit as exc:  # every caller handles Exception: the model's error, not an exit
+            raise ModelExit("forward()", exc.code) from exc
 
     def parameter_count(self) -> int:
         if self.parameters is not None:

@@ -11,7 +11,7 @@ import sys
 
 import torch
 
-from ..errors import MODEL_FAILED, MODEL_INVALID, WorkerError, describe
+from ..errors import MODEL_FAILED, MODEL_INVALID, WorkerError, WorkerTerminated, describe, exit_call
 from . import LoadedModel
 
 REQUIRED = ("build_model", "example_inputs")
@@ -33,9 +33,12 @@ def _import(path: str):
         where = f"line {exc.lineno}" if os.path.abspath(exc.filename or "") == path else exc.filename
         raise WorkerError(MODEL_INVALID, f"model file {path}: syntax error at {where}: {exc.msg}",
                           file=path) from exc
-    except BaseException as exc:  # SystemExit or KeyboardInterrupt from a script's top level too
-        if isinstance(exc, KeyboardInterrupt):
-            raise
+    except (WorkerTerminated, KeyboardInterrupt):
+        raise  # the C++ side stopping the worker (timeout, cancel) is not the model's failure
+    except SystemExit as exc:
+        raise WorkerError(MODEL_INVALID, f"model file {path}: called {exit_call(exc.code)} at import",
+                          file=path) from exc
+    except BaseException as exc:
         raise WorkerError(MODEL_INVALID, f"model file {path} failed to import: {describe(exc)}",
                           file=path) from exc
     return module
@@ -50,6 +53,9 @@ def load(path: str) -> LoadedModel:
         raise WorkerError(MODEL_INVALID, f"model file {path}: no {noun} {listed}", file=path)
     try:
         model = module.build_model()
+    except SystemExit as exc:
+        raise WorkerError(MODEL_FAILED, f"model file {path}: build_model() called {exit_call(exc.code)}",
+                          file=path) from exc
     except Exception as exc:
         raise WorkerError(MODEL_FAILED, f"model file {path}: build_model() raised {describe(exc)}",
                           file=path) from exc
@@ -58,6 +64,9 @@ def load(path: str) -> LoadedModel:
                           f"{type(model).__name__}, expected a torch.nn.Module", file=path)
     try:
         inputs = module.example_inputs()
+    except SystemExit as exc:
+        raise WorkerError(MODEL_FAILED, f"model file {path}: example_inputs() called {exit_call(exc.code)}",
+                          file=path) from exc
     except Exception as exc:
         raise WorkerError(MODEL_FAILED, f"model file {path}: example_inputs() raised {describe(exc)}",
                           file=path) from exc
