@@ -1,5 +1,7 @@
 #include "CompileOptions.h"
 
+#include "codec/Json.h"
+
 namespace fusescope {
 
 namespace {
@@ -40,11 +42,11 @@ bool balanced(const std::string& text) {
 
 std::string formatOptionValue(const nlohmann::json& value) {
     if (!value.is_string())
-        return value.dump();
+        return codec::dumpJson(value);
     const auto& s = value.get_ref<const std::string&>();
     const bool ambiguous = !nlohmann::json::parse(s, nullptr, false).is_discarded() ||
                            s.find_first_of(",{}[] \"\\") != std::string::npos || s.empty();
-    return ambiguous ? value.dump() : s;
+    return ambiguous ? codec::dumpJson(value) : s;
 }
 
 std::string formatInductorOptions(const nlohmann::json& options) {

@@ -172,21 +172,13 @@ struct BackendRun {
     const StageGraph* findStage(const std::string& key) const;
 };
 
+// Encoders; the decoders are in codec/Records.h (one per record, never throwing).
 void to_json(nlohmann::json& j, const BackendRun& run);
-void from_json(const nlohmann::json& j, BackendRun& run);
 void to_json(nlohmann::json& j, const ModelInfo& model);
-void from_json(const nlohmann::json& j, ModelInfo& model);
 void to_json(nlohmann::json& j, const Accuracy& accuracy);
-void from_json(const nlohmann::json& j, Accuracy& accuracy);
 void to_json(nlohmann::json& j, const GraphBreak& item);
-void from_json(const nlohmann::json& j, GraphBreak& item);
 void to_json(nlohmann::json& j, const TrainingResult& training);
-void from_json(const nlohmann::json& j, TrainingResult& training);
 void to_json(nlohmann::json& j, const ShapeStudy& study);
-void from_json(const nlohmann::json& j, ShapeStudy& study);
 void to_json(nlohmann::json& j, const AssignedPart& part);
-void from_json(const nlohmann::json& j, AssignedPart& part);
-// The workload fields of a `result` message (or a saved run): training, shapes, assign, parts.
-void readWorkloadResults(const nlohmann::json& j, BackendRun& run);
 
 } // namespace fusescope

@@ -35,15 +35,15 @@ struct Report {
     std::vector<BackendRun> backends;
     // `--search-assign`: the assignment search's outcome (AssignmentSearch::outcome), or null.
     nlohmann::json search;
+    // What the reader had to repair, e.g. ill-formed UTF-8 replaced; shown, never saved.
+    std::vector<std::string> readNotes;
 
     BackendRun* findBackend(const std::string& name);
     const BackendRun* findBackend(const std::string& name) const;
 };
 
 void to_json(nlohmann::json& j, const WorkerEnvironment& env);
-void from_json(const nlohmann::json& j, WorkerEnvironment& env);
 void to_json(nlohmann::json& j, const Report& report);
-// Throws nlohmann::json::exception on structural problems; ReportFile turns them into Errors.
-void from_json(const nlohmann::json& j, Report& report);
+// Decoding: codec::decodeReport (codec/Records.h).
 
 } // namespace fusescope

@@ -1,7 +1,5 @@
 #include "StageGraph.h"
 
-#include "JsonUtil.h"
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -10,18 +8,6 @@ namespace fusescope {
 using nlohmann::json;
 
 namespace {
-
-using jsonutil::valueOr;
-
-std::vector<std::string> shapeToStrings(const json& shape) {
-    std::vector<std::string> dims;
-    if (!shape.is_array())
-        return dims;
-    dims.reserve(shape.size());
-    for (const auto& d : shape)
-        dims.push_back(d.is_string() ? d.get<std::string>() : d.dump());
-    return dims;
-}
 
 json shapeToJson(const std::vector<std::string>& dims) {
     json out = json::array();
@@ -36,29 +22,6 @@ json shapeToJson(const std::vector<std::string>& dims) {
             out.push_back(d);
     }
     return out;
-}
-
-void nodeFromJson(const json& j, GraphNode& n) {
-    n.id = j.at("id").get<std::string>();
-    n.name = valueOr<std::string>(j, "name", n.id);
-    n.op = valueOr<std::string>(j, "op", "");
-    n.kind = valueOr<std::string>(j, "kind", "");
-    n.category = valueOr<std::string>(j, "category", "");
-    if (auto it = j.find("shapes"); it != j.end() && it->is_array())
-        for (const auto& s : *it)
-            n.shapes.push_back(shapeToStrings(s));
-    n.dtypes = valueOr<std::vector<std::string>>(j, "dtypes", {});
-    n.module = valueOr<std::string>(j, "module", "");
-    n.moduleType = valueOr<std::string>(j, "module_type", "");
-    if (auto it = j.find("source"); it != j.end() && it->is_object()) {
-        SourceLocation loc;
-        loc.file = valueOr<std::string>(*it, "file", "");
-        loc.line = valueOr<int>(*it, "line", 0);
-        loc.code = valueOr<std::string>(*it, "code", "");
-        n.source = loc;
-    }
-    n.group = valueOr<std::string>(j, "group", "");
-    n.origins = valueOr<std::vector<std::string>>(j, "origins", {});
 }
 
 json nodeToJson(const GraphNode& n) {
@@ -156,47 +119,6 @@ void to_json(json& j, const StageGraph& s) {
                           {"code", g.code.empty() ? json(nullptr) : json(g.code)}});
     }
     j["groups"] = std::move(groups);
-}
-
-void from_json(const json& j, StageGraph& s) {
-    s.name = j.at("name").get<std::string>();
-    s.graph = valueOr<int>(j, "graph", 0);
-    s.label = valueOr<std::string>(j, "label", s.name);
-    s.level = valueOr<std::string>(j, "level", "");
-    s.fusion = valueOr<std::string>(j, "fusion", "none");
-    s.status = stageStatusFromString(valueOr<std::string>(j, "status", "ok"));
-    s.reason = valueOr<std::string>(j, "reason", "");
-    s.pass = valueOr<std::string>(j, "pass", "");
-    s.module = valueOr<std::string>(j, "module", "");
-    s.backend = valueOr<std::string>(j, "backend", "");
-    s.nodes.clear();
-    if (auto it = j.find("nodes"); it != j.end() && it->is_array()) {
-        s.nodes.reserve(it->size());
-        for (const auto& n : *it) {
-            GraphNode node;
-            nodeFromJson(n, node);
-            s.nodes.push_back(std::move(node));
-        }
-    }
-    s.edges.clear();
-    if (auto it = j.find("edges"); it != j.end() && it->is_array()) {
-        s.edges.reserve(it->size());
-        for (const auto& e : *it)
-            s.edges.push_back({e.at("src").get<std::string>(), e.at("dst").get<std::string>()});
-    }
-    s.groups.clear();
-    if (auto it = j.find("groups"); it != j.end() && it->is_array()) {
-        for (const auto& g : *it) {
-            FusionGroup group;
-            group.id = g.at("id").get<std::string>();
-            group.name = valueOr<std::string>(g, "name", group.id);
-            group.kind = valueOr<std::string>(g, "kind", "kernel");
-            group.nodes = valueOr<std::vector<std::string>>(g, "nodes", {});
-            group.provenance = valueOr<std::vector<std::string>>(g, "provenance", {});
-            group.code = valueOr<std::string>(g, "code", "");
-            s.groups.push_back(std::move(group));
-        }
-    }
 }
 
 } // namespace fusescope

@@ -81,6 +81,5 @@ const char* toString(StageStatus status);
 StageStatus stageStatusFromString(const std::string& text);
 
 void to_json(nlohmann::json& j, const StageGraph& stage);
-void from_json(const nlohmann::json& j, StageGraph& stage);
 
 } // namespace fusescope

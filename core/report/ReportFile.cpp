@@ -1,5 +1,9 @@
 #include "ReportFile.h"
 
+#include "codec/Json.h"
+#include "codec/Records.h"
+#include "files/PathChecks.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -28,46 +32,49 @@ std::string systemError() {
 Result<Report> parseReport(const std::string& text, const std::string& origin) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         return fileError("report_empty", origin, "the file is empty");
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        const bool atEnd = e.byte >= text.size();
+    auto parsed = codec::parseJson(text);
+    if (!parsed) {
+        const auto& e = parsed.error();
         return fileError("report_corrupt", origin,
-                         std::string(atEnd ? "the file is truncated" : "the file is not valid JSON") +
-                             " (byte " + std::to_string(e.byte) + " of " + std::to_string(text.size()) + ")");
+                         std::string(e.code == "json_truncated" ? "the file is truncated" : "not valid JSON") + " (" +
+                             e.message + ")");
     }
-    if (!j.is_object() || j.value("format", "") != kReportFormatName)
-        return fileError("report_not_fscope", origin,
-                         "not a FuseScope report (no \"format\": \"fusescope-report\")");
-    const auto schema = j.find("schema");
-    if (schema == j.end() || !schema->is_number_integer())
-        return fileError("report_corrupt", origin, "the manifest has no integer \"schema\" version");
-    if (schema->get<int>() > kReportSchemaVersion)
-        return fileError("report_newer_schema", origin,
-                         "written with report schema " + std::to_string(schema->get<int>()) +
-                             " by a newer FuseScope; this build reads schema " +
-                             std::to_string(kReportSchemaVersion) +
-                             " and older. Update FuseScope to open it.");
-    try {
-        return j.get<Report>();
-    } catch (const json::exception& e) {
-        return fileError("report_corrupt", origin, std::string("unexpected structure: ") + e.what());
-    }
+    auto report = codec::decodeReport(parsed.value().value);
+    if (!report)
+        return fileError(report.error().code, origin, report.error().message);
+    if (const size_t bad = parsed.value().replacedSequences)
+        report.value().readNotes.push_back(std::to_string(bad) +
+                                           " ill-formed UTF-8 sequence(s) in the file were replaced by U+FFFD");
+    return report;
 }
 
-Result<Report> readReport(const std::string& path) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
+namespace {
+
+// A report is read whole into memory: past this it is no report (docs/report-format.md), and a
+// file that never ends cannot exhaust memory.
+constexpr uint64_t kMaxReportBytes = uint64_t(4) << 30;
+
+Result<std::string> readReportBytes(const std::string& path) {
+    auto bytes = files::readRegularFile(path, kMaxReportBytes);
+    if (bytes)
+        return bytes;
+    const auto& e = bytes.error();
+    if (e.code == "not_found")
         return fileError("report_not_found", path, "no such file");
-    if (std::filesystem::is_directory(path, ec))
+    if (e.code == "is_directory")
         return fileError("report_not_found", path, "is a directory, not a report file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return fileError("report_unreadable", path, "cannot open: " + systemError());
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return parseReport(buffer.str(), path);
+    if (e.code == "not_regular")
+        return fileError("report_not_a_file", path, e.message + "; give the path of a .fscope file");
+    return fileError("report_" + e.code, path, e.message);
+}
+
+} // namespace
+
+Result<Report> readReport(const std::string& path) {
+    auto bytes = readReportBytes(path);
+    if (!bytes)
+        return bytes.error();
+    return parseReport(bytes.value(), path);
 }
 
 Status writeFileAtomically(const std::string& path, const std::string& contents) {
@@ -107,7 +114,7 @@ Status writeFileAtomically(const std::string& path, const std::string& contents)
 }
 
 Status writeReport(const Report& report, const std::string& path) {
-    return writeFileAtomically(path, json(report).dump() + "\n");
+    return writeFileAtomically(path, codec::dumpJson(json(report)) + "\n");
 }
 
 } // namespace fusescope

@@ -1,12 +1,12 @@
 #include "WorkerStream.h"
 
-#include "model/JsonUtil.h"
+#include "codec/Json.h"
+#include "codec/Reader.h"
+#include "codec/Records.h"
 #include "trace/TraceChunkMerger.h"
 
 namespace fusescope {
 
-using jsonutil::optional;
-using jsonutil::valueOr;
 using nlohmann::json;
 
 namespace {
@@ -28,6 +28,16 @@ std::vector<StreamEvent> WorkerStream::feed(std::string_view bytes) {
         ++m_lineNumber;
         if (line.empty())
             continue;
+        if (!m_token.empty()) {
+            if (line.size() <= m_token.size() || line.compare(0, m_token.size(), m_token) != 0 ||
+                line[m_token.size()] != ' ') {
+                events.push_back(problem("a line that did not come from the worker's protocol writer "
+                                         "(no channel token); ignored"));
+                continue;
+            }
+            events.push_back(applyLine(line.substr(m_token.size() + 1)));
+            continue;
+        }
         events.push_back(applyLine(line));
     }
     if (m_lines.overflowed() && !m_fatal) {
@@ -59,30 +69,36 @@ StreamEvent WorkerStream::problem(const std::string& what) {
 StreamEvent WorkerStream::applyLine(const std::string& line) {
     if (m_fatal)
         return problem("ignored after an earlier fatal protocol error");
-    json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (message.is_discarded())
-        return problem("not JSON: \"" + excerpt(line) + "\"");
+    auto parsed = codec::parseJson(line);
+    if (!parsed)
+        return problem("not JSON (" + parsed.error().message + "): \"" + excerpt(line) + "\"");
+    if (parsed.value().replacedSequences > 0)
+        m_problems.push_back("line " + std::to_string(m_lineNumber) + ": " +
+                             std::to_string(parsed.value().replacedSequences) +
+                             " ill-formed UTF-8 sequence(s) replaced by U+FFFD");
+    const json& message = parsed.value().value;
     if (!message.is_object() || !message.contains("type") || !message["type"].is_string())
         return problem("a JSON value without a string \"type\": \"" + excerpt(line) + "\"");
-    try {
-        return apply(message);
-    } catch (const json::exception& e) {
-        return problem("message \"" + message["type"].get<std::string>() +
-                       "\" has a field of the wrong type (" + e.what() + ")");
-    }
+    return apply(message);
 }
 
 StreamEvent WorkerStream::apply(const json& m) {
     const auto type = m["type"].get<std::string>();
     StreamEvent ev;
     ev.payload = m;
+    const auto bad = [&](const Error& e) { return problem("message \"" + type + "\": " + e.message); };
     if (!m_handshakeSeen) {
         if (type != "hello") {
             m_fatal = true;
             return problem("expected the \"hello\" handshake first, got \"" + type + "\"");
         }
-        const auto protocol = valueOr<std::string>(m, "protocol", "");
-        const auto version = valueOr<int>(m, "version", 0);
+        const codec::Reader r(m);
+        const auto protocol = r.str("protocol");
+        const auto version = r.int64("version");
+        if (r.failed()) {
+            m_fatal = true;
+            return bad(*r.error("protocol_error"));
+        }
         if (protocol != kWorkerProtocolName) {
             m_fatal = true;
             return problem("the worker speaks protocol \"" + protocol + "\", not \"" + kWorkerProtocolName +
@@ -93,51 +109,86 @@ StreamEvent WorkerStream::apply(const json& m) {
             return problem("worker speaks protocol version " + std::to_string(version) +
                            ", this FuseScope understands " + std::to_string(kWorkerProtocolVersion));
         }
+        auto env = codec::decodeEnvironment(m);
+        if (!env) {
+            m_fatal = true;
+            return bad(env.error());
+        }
         m_handshakeSeen = true;
-        m_env = m.get<WorkerEnvironment>();
+        m_env = std::move(env).value();
         ev.kind = StreamEvent::Kind::Hello;
         return ev;
     }
     if (type == "progress") {
+        const codec::Reader r(m);
         ev.kind = StreamEvent::Kind::Progress;
-        ev.phase = valueOr<std::string>(m, "phase", "");
-        ev.fraction = valueOr<double>(m, "fraction", -1);
-        ev.message = valueOr<std::string>(m, "message", "");
+        ev.phase = r.str("phase");
+        ev.fraction = r.number("fraction", -1);
+        ev.message = r.str("message");
+        if (auto e = r.error("protocol_error"))
+            return bad(*e);
     } else if (type == "model") {
+        auto model = codec::decodeModelInfo(m);
+        if (!model)
+            return bad(model.error());
         ev.kind = StreamEvent::Kind::Model;
-        m_run.model = m.get<ModelInfo>();
+        m_run.model = std::move(model).value();
     } else if (type == "stage") {
+        if (!m.contains("stage"))
+            return problem("message \"stage\" has no \"stage\" member");
+        auto stage = codec::decodeStageGraph(m["stage"], "stage");
+        if (!stage)
+            return bad(stage.error());
         ev.kind = StreamEvent::Kind::Stage;
-        auto stage = m.at("stage").get<StageGraph>();
-        ev.message = stage.key();
-        m_run.stages.push_back(std::move(stage));
+        ev.message = stage.value().key();
+        m_run.stages.push_back(std::move(stage).value());
     } else if (type == "code") {
+        auto code = codec::decodeCodeArtifact(m);
+        if (!code)
+            return bad(code.error());
         ev.kind = StreamEvent::Kind::Code;
-        m_run.code.push_back({valueOr<std::string>(m, "name", ""), valueOr<std::string>(m, "language", ""),
-                              valueOr<std::string>(m, "stage", ""), valueOr<std::string>(m, "text", "")});
+        m_run.code.push_back(std::move(code).value());
     } else if (type == "samples") {
+        const codec::Reader r(m);
+        const auto series = r.str("series");
+        auto values = r.numbers("ms");
+        if (auto e = r.error("protocol_error"))
+            return bad(*e);
+        if (series != "eager" && series != "compiled")
+            return problem("message \"samples\": series: expected \"eager\" or \"compiled\", got \"" +
+                           excerpt(series) + "\"");
         ev.kind = StreamEvent::Kind::Samples;
-        const auto series = m.at("series").get<std::string>();
         auto& target = series == "eager" ? m_run.eagerSamplesMs : m_run.compiledSamplesMs;
-        for (const auto& v : m.at("ms"))
-            target.push_back(v.get<double>());
+        target.insert(target.end(), values.begin(), values.end());
         ev.phase = series;
     } else if (type == "result") {
+        if (auto e = applyResult(m))
+            return bad(*e);
         ev.kind = StreamEvent::Kind::Result;
-        applyResult(m);
     } else if (type == "error") {
+        if (auto e = applyError(m))
+            return bad(*e);
         ev.kind = StreamEvent::Kind::Error;
-        applyError(m);
         ev.message = m_run.error->message;
     } else if (type == "trace") {
-        ev.kind = StreamEvent::Kind::Trace;
-        if (!m_run.trace)
+        const bool first = !m_run.trace;
+        if (first)
             m_run.trace.emplace();
-        TraceChunkMerger(*m_run.trace).add(m);
+        // The merger decodes the whole chunk before it touches the trace.
+        if (auto e = TraceChunkMerger(*m_run.trace).add(m)) {
+            if (first)
+                m_run.trace.reset();
+            return bad(*e);
+        }
+        ev.kind = StreamEvent::Kind::Trace;
         ev.message = std::to_string(m_run.trace->events.size()) + " trace events";
     } else if (type == "backends") {
+        const codec::Reader r(m);
+        json list = r.raw("backends", json::array());
+        if (!list.is_array())
+            return problem("message \"backends\": backends: expected an array");
         ev.kind = StreamEvent::Kind::Backends;
-        m_backends = valueOr<json>(m, "backends", json::array());
+        m_backends = std::move(list);
     } else if (type == "bye") {
         ev.kind = StreamEvent::Kind::Bye;
     } else {
@@ -146,45 +197,37 @@ StreamEvent WorkerStream::apply(const json& m) {
     return ev;
 }
 
-void WorkerStream::applyResult(const json& m) {
+Status WorkerStream::applyResult(const json& m) {
+    const codec::Reader r(m);
+    const auto status = r.str("status", "failed");
+    std::optional<RunError> error;
+    if (auto e = r.object("error")) {
+        auto decoded = codec::decodeRunError(e->value(), "error");
+        if (!decoded)
+            return decoded.error();
+        error = std::move(decoded).value();
+    }
+    if (auto e = r.error("protocol_error"))
+        return e;
+    if (auto e = codec::decodeRunResult(m, m_run))
+        return e;
     m_resultSeen = true;
-    const auto status = valueOr<std::string>(m, "status", "failed");
     m_run.status = status == "ok" ? RunStatus::Ok : RunStatus::Failed;
-    if (auto v = optional<double>(m, "compile_s"))
-        m_run.compileSeconds = v;
-    if (auto v = optional<double>(m, "compile_capture_overhead_s"))
-        m_run.captureOverheadSeconds = v;
-    if (auto v = optional<double>(m, "first_call_s"))
-        m_run.firstCallSeconds = v;
-    if (auto v = optional<int64_t>(m, "peak_memory_bytes"))
-        m_run.peakMemoryBytes = v;
-    if (auto v = optional<int64_t>(m, "eager_peak_memory_bytes"))
-        m_run.eagerPeakMemoryBytes = v;
-    m_run.memoryMethod = valueOr<std::string>(m, "memory_method", m_run.memoryMethod);
-    if (auto it = m.find("accuracy"); it != m.end() && it->is_object())
-        m_run.accuracy = it->get<Accuracy>();
-    m_run.graphs = valueOr<int>(m, "graphs", m_run.graphs);
-    m_run.graphBreaks = valueOr<int>(m, "graph_breaks", m_run.graphBreaks);
-    m_run.recompiles = valueOr<int>(m, "recompiles", m_run.recompiles);
-    if (auto it = m.find("break_reasons"); it != m.end() && it->is_array())
-        m_run.breakReasons = it->get<std::vector<GraphBreak>>();
-    if (auto it = m.find("notes"); it != m.end() && it->is_array())
-        for (const auto& note : *it)
-            if (note.is_string())
-                m_run.notes.push_back(note.get<std::string>());
-    readWorkloadResults(m, m_run);
-    if (auto it = m.find("options"); it != m.end() && it->is_object())
-        m_run.options = *it;
-    if (auto it = m.find("trace"); it != m.end() && it->is_object())
-        m_run.traceInfo = *it;
-    if (auto it = m.find("error"); it != m.end() && it->is_object())
-        applyError(*it);
+    if (error)
+        recordError(std::move(*error));
+    return std::nullopt;
 }
 
-void WorkerStream::applyError(const json& m) {
+Status WorkerStream::applyError(const json& m) {
+    auto decoded = codec::decodeRunError(m);
+    if (!decoded)
+        return decoded.error();
+    recordError(std::move(decoded).value());
+    return std::nullopt;
+}
+
+void WorkerStream::recordError(RunError err) {
     m_errorSeen = true;
-    RunError err{valueOr<std::string>(m, "code", "internal"), valueOr<std::string>(m, "message", ""),
-                 valueOr<std::string>(m, "file", ""), valueOr<std::string>(m, "traceback", "")};
     // The first error is the cause; a later `result` repeating it must not lose the traceback.
     if (!m_run.error)
         m_run.error = std::move(err);

@@ -3,6 +3,7 @@
 #include "LineSplitter.h"
 #include "model/BackendRun.h"
 #include "model/Report.h"
+#include "model/Result.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -44,6 +45,11 @@ class WorkerStream {
 public:
     explicit WorkerStream(BackendRun& run);
 
+    // The per-run channel token (docs/protocol.md): once set, a line counts only when it starts
+    // with the token and one space; any other line (a model writing into the channel's
+    // descriptor) is refused as a problem and never applied. Empty: plain JSON lines.
+    void setChannelToken(std::string token) { m_token = std::move(token); }
+
     std::vector<StreamEvent> feed(std::string_view bytes);
     // Call at end of stream. Reports a truncated last line.
     std::vector<StreamEvent> finish();
@@ -60,11 +66,14 @@ public:
 private:
     StreamEvent applyLine(const std::string& line);
     StreamEvent apply(const nlohmann::json& message);
-    void applyResult(const nlohmann::json& message);
-    void applyError(const nlohmann::json& message);
+    // Each applies a whole message or, when a field is malformed, nothing (the Error says which).
+    Status applyResult(const nlohmann::json& message);
+    Status applyError(const nlohmann::json& message);
+    void recordError(RunError error);
     StreamEvent problem(const std::string& what);
 
     BackendRun& m_run;
+    std::string m_token;
     LineSplitter m_lines;
     WorkerEnvironment m_env;
     nlohmann::json m_backends;

@@ -1,5 +1,7 @@
 #include "ChromeTraceExport.h"
 
+#include "codec/Json.h"
+
 #include <QSaveFile>
 #include <cstdio>
 #include <sstream>
@@ -111,7 +113,7 @@ json chromeTraceJson(const KernelTrace& trace, const std::string& label) {
 }
 
 Status writeChromeTrace(const KernelTrace& trace, const std::string& label, const std::string& path) {
-    return writeText(chromeTraceJson(trace, label).dump(), path);
+    return writeText(codec::dumpJson(chromeTraceJson(trace, label)), path);
 }
 
 std::string kernelStatsCsv(const KernelStatsTable& table) {

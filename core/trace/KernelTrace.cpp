@@ -1,15 +1,13 @@
 #include "KernelTrace.h"
 
-#include "model/JsonUtil.h"
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <limits>
 #include <unordered_map>
 
 namespace fusescope {
 
 using nlohmann::json;
-using jsonutil::valueOr;
 
 namespace {
 
@@ -26,15 +24,6 @@ const char* trackKindName(TrackKind k)
         return "memory";
     }
     return "cpu_thread";
-}
-
-TrackKind trackKindFromString(const std::string& s)
-{
-    if (s == "cuda_stream")
-        return TrackKind::CudaStream;
-    if (s == "memory")
-        return TrackKind::Memory;
-    return TrackKind::CpuThread;
 }
 
 } // namespace
@@ -113,43 +102,6 @@ void to_json(json& j, const KernelTrace& t)
          {"memory", std::move(memory)}, {"dropped", t.dropped}, {"iterations", t.iterations}, {"overhead_ns", t.overheadNs},
          {"event_fields", {"start_ns", "duration_ns", "track", "name", "kind", "correlation", "iteration"}},
          {"memory_fields", {"time_ns", "delta_bytes", "total_bytes", "device"}}};
-}
-
-void from_json(const json& j, KernelTrace& t)
-{
-    t.source = valueOr<std::string>(j, "source", "");
-    t.names = valueOr<std::vector<std::string>>(j, "names", {});
-    t.tracks.clear();
-    if (auto it = j.find("tracks"); it != j.end() && it->is_array())
-        for (const auto& tr : *it)
-            t.tracks.push_back({valueOr<int>(tr, "id", 0), valueOr<std::string>(tr, "name", ""),
-                                trackKindFromString(valueOr<std::string>(tr, "kind", ""))});
-    t.events.clear();
-    if (auto it = j.find("events"); it != j.end() && it->is_array()) {
-        t.events.reserve(it->size());
-        for (const auto& e : *it) {
-            TraceEvent ev;
-            ev.startNs = e.at(0).get<int64_t>();
-            ev.durationNs = e.at(1).get<int64_t>();
-            ev.track = e.at(2).get<int32_t>();
-            ev.name = e.at(3).get<int32_t>();
-            ev.kind = e.size() > 4 ? eventKindFromString(e.at(4).get<std::string>()) : EventKind::Kernel;
-            ev.correlation = e.size() > 5 ? e.at(5).get<int64_t>() : 0;
-            ev.iteration = e.size() > 6 ? e.at(6).get<int32_t>() : -1;
-            if (ev.name < 0 || ev.name >= static_cast<int32_t>(t.names.size()))
-                throw json::other_error::create(501, "trace event names an unknown name index", &e);
-            t.events.push_back(ev);
-        }
-    }
-    t.memory.clear();
-    if (auto it = j.find("memory"); it != j.end() && it->is_array())
-        for (const auto& m : *it)
-            t.memory.push_back({m.at(0).get<int64_t>(), m.at(1).get<int64_t>(), m.at(2).get<int64_t>(),
-                                m.size() > 3 ? m.at(3).get<int32_t>() : -1});
-    t.dropped = valueOr<int64_t>(j, "dropped", 0);
-    t.iterations = valueOr<int>(j, "iterations", 0);
-    t.overheadNs = valueOr<int64_t>(j, "overhead_ns", 0);
-    t.finalize();
 }
 
 } // namespace fusescope

@@ -68,6 +68,5 @@ const char* toString(EventKind kind);
 EventKind eventKindFromString(const std::string& text);
 
 void to_json(nlohmann::json& j, const KernelTrace& trace);
-void from_json(const nlohmann::json& j, KernelTrace& trace);
 
 } // namespace fusescope

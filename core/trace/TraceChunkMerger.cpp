@@ -1,6 +1,6 @@
 #include "TraceChunkMerger.h"
 
-#include "model/JsonUtil.h"
+#include "codec/Records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,6 @@
 namespace fusescope {
 
 using nlohmann::json;
-using jsonutil::valueOr;
 
 TraceChunkMerger::TraceChunkMerger(KernelTrace& trace)
     : m_trace(trace)
@@ -26,10 +25,14 @@ int32_t TraceChunkMerger::intern(const std::string& name)
     return it->second;
 }
 
-void TraceChunkMerger::add(const json& chunk)
+Status TraceChunkMerger::add(const json& chunk)
 {
-    // Parse the whole chunk before touching the trace, so a malformed one adds nothing.
-    KernelTrace part = chunk.get<KernelTrace>();
+    // Decode the whole chunk before touching the trace, so a malformed one adds nothing.
+    auto decoded = codec::decodeKernelTrace(chunk, "trace");
+    if (!decoded)
+        return decoded.error();
+    const bool final = chunk.contains("final") && chunk["final"].is_boolean() && chunk["final"].get<bool>();
+    KernelTrace part = std::move(decoded).value();
     if (m_trace.source.empty())
         m_trace.source = part.source;
     for (const auto& track : part.tracks) {
@@ -49,8 +52,9 @@ void TraceChunkMerger::add(const json& chunk)
     m_trace.dropped += part.dropped;
     m_trace.iterations = std::max(m_trace.iterations, part.iterations);
     m_trace.overheadNs += part.overheadNs;
-    if (valueOr<bool>(chunk, "final", false))
+    if (final)
         m_trace.finalize();
+    return std::nullopt;
 }
 
 } // namespace fusescope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "KernelTrace.h"
+#include "model/Result.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -16,8 +17,9 @@ class TraceChunkMerger {
 public:
     explicit TraceChunkMerger(KernelTrace& trace);
 
-    // Throws nlohmann::json::exception on a malformed chunk (the stream reports it).
-    void add(const nlohmann::json& chunk);
+    // Adds one chunk, or nothing when it is malformed (the error names the bad field; the
+    // stream reports it). Never throws.
+    Status add(const nlohmann::json& chunk);
 
 private:
     int32_t intern(const std::string& name);

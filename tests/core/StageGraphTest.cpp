@@ -1,3 +1,4 @@
+#include "codec/Records.h"
 #include "TestData.h"
 
 #include <gtest/gtest.h>
@@ -8,7 +9,7 @@ using namespace fusescope;
 TEST(StageGraph, RoundTripKeepsEveryField) {
     const StageGraph original = testdata::fusedStage();
     const nlohmann::json j = original;
-    const StageGraph back = j.get<StageGraph>();
+    const StageGraph back = codec::decodeStageGraph(j).value();
     ASSERT_EQ(back.nodes.size(), 3u);
     EXPECT_EQ(back.name, "post_fusion");
     EXPECT_EQ(back.fusion, "after");
@@ -44,7 +45,7 @@ TEST(StageGraph, CountsComputeNodesAndKernels) {
 
 TEST(StageGraph, ToleratesMissingOptionalFields) {
     const auto j = nlohmann::json::parse(R"({"name":"dynamo_fx","nodes":[{"id":"a"}],"edges":[]})");
-    const auto s = j.get<StageGraph>();
+    const auto s = codec::decodeStageGraph(j).value();
     EXPECT_EQ(s.status, StageStatus::Ok);
     EXPECT_EQ(s.nodes[0].name, "a");
     EXPECT_TRUE(s.groups.empty());
@@ -53,7 +54,7 @@ TEST(StageGraph, ToleratesMissingOptionalFields) {
 TEST(StageGraph, UnsupportedStageKeepsReason) {
     const auto j = nlohmann::json::parse(
         R"({"name":"post_fusion","graph":0,"status":"unsupported","reason":"no _post_fusion_custom_pass in torch 2.1","nodes":[],"edges":[],"groups":[]})");
-    const auto s = j.get<StageGraph>();
+    const auto s = codec::decodeStageGraph(j).value();
     EXPECT_EQ(s.status, StageStatus::Unsupported);
     EXPECT_EQ(s.reason, "no _post_fusion_custom_pass in torch 2.1");
 }

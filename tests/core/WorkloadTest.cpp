@@ -1,3 +1,4 @@
+#include "codec/Records.h"
 #include "capture/Workload.h"
 
 #include "analysis/Summary.h"
@@ -131,7 +132,7 @@ TEST(Workload, ResultFieldsSurviveTheStreamAndTheReport) {
     ASSERT_EQ(run.assign.size(), 1u);
 
     const json saved = run;
-    const auto back = saved.get<BackendRun>();
+    const auto back = codec::decodeBackendRun(saved).value();
     EXPECT_EQ(json(back), saved);
     EXPECT_EQ(back.shapes->runs[0].points[0].compiledMs.size(), 2u);
     EXPECT_EQ(back.training->compileBackwardSeconds, 0.5);

@@ -1,3 +1,4 @@
+#include "codec/Records.h"
 #include "GraphView.h"
 
 #include "GraphExport.h"
@@ -22,8 +23,7 @@ namespace {
 
 std::shared_ptr<const BackendRun> loadRun() {
     std::ifstream in(FUSESCOPE_GRAPH_FIXTURES "/mlp_inductor_run.json");
-    auto run = std::make_shared<BackendRun>();
-    from_json(nlohmann::json::parse(in), *run);
+    auto run = std::make_shared<BackendRun>(codec::decodeBackendRun(nlohmann::json::parse(in)).value());
     return run;
 }
 

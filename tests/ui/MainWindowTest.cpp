@@ -1,5 +1,6 @@
 // The main window over a saved report: every tab gets the report, and a kernel picked in the
 // trace table selects that kernel in the Graphs tab with the nodes it came from.
+#include "codec/Records.h"
 #include "MainWindow.h"
 
 #include "BackendCharts.h"
@@ -29,7 +30,7 @@ Report reportWithTrace() {
     text << in.rdbuf();
     Report report;
     report.modelSpec = "demo:mlp";
-    BackendRun run = nlohmann::json::parse(text.str()).get<BackendRun>();
+    BackendRun run = codec::decodeBackendRun(nlohmann::json::parse(text.str())).value();
     run.status = RunStatus::Ok;
     run.eagerSamplesMs = {2.0, 2.1, 2.2};
     run.compiledSamplesMs = {1.0, 1.1, 1.2};
