@@ -1,30 +1,8 @@
 #include "WorkerJob.h"
 
-#include <csignal>
-#include <cstring>
+#include <string_view>
 
 namespace fusescope {
-
-namespace {
-
-constexpr size_t kStderrTailBytes = 64 * 1024;
-
-std::string lastLines(const std::string& text, int count) {
-    size_t pos = text.size();
-    while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == '\r'))
-        --pos;
-    const size_t end = pos;
-    for (int i = 0; i < count && pos > 0; ++i) {
-        pos = text.rfind('\n', pos - 1);
-        if (pos == std::string::npos) {
-            pos = 0;
-            break;
-        }
-    }
-    return text.substr(pos == 0 ? 0 : pos + 1, end - (pos == 0 ? 0 : pos + 1));
-}
-
-} // namespace
 
 WorkerJob::WorkerJob(WorkerConfig config, RunRequest request, std::string family, QObject* parent)
     : BackendJob(parent)
@@ -43,8 +21,9 @@ WorkerJob::WorkerJob(WorkerConfig config, RunRequest request, std::string family
 }
 
 WorkerJob::~WorkerJob() {
-    // Never leave an orphan worker behind, whatever the owner does.
+    // Never leave an orphan worker, or a process the model forked, behind, whatever the owner does.
     m_process.disconnect(this);
+    m_group.kill();
     if (m_process.state() != QProcess::NotRunning) {
         m_process.kill();
         m_process.waitForFinished(2000);
@@ -54,10 +33,11 @@ WorkerJob::~WorkerJob() {
 void WorkerJob::start() {
     m_run.status = RunStatus::Running;
     m_clock.start();
-    m_process.setProcessEnvironment(m_config.environment);
-    m_process.setProgram(m_config.python);
-    m_process.setArguments({"-m", "fusescope_worker"});
+    const std::string token = newChannelToken();
+    m_stream.setChannelToken(token);
+    prepareWorkerProcess(m_process, m_config, token);
     m_process.start();
+    m_group.adopt(m_process);
     if (m_request.timeoutSeconds > 0)
         m_timeout.start(static_cast<int>(m_request.timeoutSeconds * 1000));
     const std::string line = m_request.toProtocol(m_request.backend).dump() + "\n";
@@ -76,11 +56,14 @@ void WorkerJob::stopProcess() {
         finalize();
         return;
     }
+    // SIGTERM to the worker alone, so it can remove its scratch directory; one stuck in native
+    // code may ignore it: SIGKILL to its whole group after a grace period.
     m_process.terminate();
-    // A worker stuck in native code may ignore SIGTERM; SIGKILL after a grace period.
     QTimer::singleShot(2000, this, [this] {
-        if (m_process.state() != QProcess::NotRunning)
+        if (m_process.state() != QProcess::NotRunning) {
+            m_group.kill();
             m_process.kill();
+        }
     });
 }
 
@@ -96,14 +79,15 @@ void WorkerJob::readStdout() {
 
 void WorkerJob::readStderr() {
     const QByteArray bytes = m_process.readAllStandardError();
-    m_stderrTail.append(bytes.constData(), static_cast<size_t>(bytes.size()));
-    if (m_stderrTail.size() > kStderrTailBytes)
-        m_stderrTail.erase(0, m_stderrTail.size() - kStderrTailBytes);
+    m_stderrTail.append(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
 }
 
 void WorkerJob::emitEvents(const std::vector<StreamEvent>& events) {
-    for (const auto& ev : events)
+    for (const auto& ev : events) {
+        if (ev.kind == StreamEvent::Kind::Progress && !ev.message.empty())
+            m_lastProgress = ev.message;
         emit event(ev);
+    }
 }
 
 void WorkerJob::onProcessError(QProcess::ProcessError error) {
@@ -116,6 +100,7 @@ void WorkerJob::onProcessError(QProcess::ProcessError error) {
 }
 
 void WorkerJob::onProcessFinished(int, QProcess::ExitStatus) {
+    // Everything the worker wrote before it exited is read before its group is killed.
     readStdout();
     readStderr();
     finalize();
@@ -132,9 +117,10 @@ void WorkerJob::finalize() {
         return;
     m_finalized = true;
     m_timeout.stop();
+    m_group.kill(); // what the model forked ends with the run, however the run ended
     emitEvents(m_stream.finish());
     m_run.wallSeconds = m_clock.isValid() ? m_clock.elapsed() / 1000.0 : 0;
-    m_run.log = m_stderrTail;
+    m_run.log = m_stderrTail.text();
     const std::string backend = "backend " + m_request.backend;
 
     if (m_cancelled) {
@@ -145,7 +131,8 @@ void WorkerJob::finalize() {
         m_run.error =
             RunError{"worker_timeout",
                      backend + ": no result within the " + std::to_string(int(m_request.timeoutSeconds)) +
-                         " s timeout; the worker was stopped (raise it with --timeout)",
+                         " s timeout; the worker was stopped (raise it with --timeout)" +
+                         (m_lastProgress.empty() ? "" : "; it was last at: " + m_lastProgress),
                      {},
                      {}};
     } else if (m_run.error && m_run.error->code == "worker_start_failed") {
@@ -165,10 +152,19 @@ void WorkerJob::finalize() {
             how = "the worker exited with code " + std::to_string(m_process.exitCode()) +
                   " before reporting a result";
         }
-        const std::string tail = lastLines(m_stderrTail, 3);
+        const std::string tail = m_stderrTail.lastLines(3);
         fail("worker_crashed", backend + ": " + how + (tail.empty() ? "" : "; its last words: " + tail));
     } else if (!m_stream.resultSeen() && m_run.status == RunStatus::Running) {
         m_run.status = RunStatus::Failed;
+    }
+    const bool protocolBroken = m_run.error && m_run.error->code == "protocol_error";
+    if (!protocolBroken && !m_stream.problems().empty()) {
+        // Lines refused without the channel token, most often model code writing into the
+        // worker's descriptors: the run stands, and says so.
+        const auto& problems = m_stream.problems();
+        m_run.notes.push_back(
+            std::to_string(problems.size()) +
+            " line(s) on the worker's protocol channel were refused; the first: " + problems.front());
     }
     if (m_run.status == RunStatus::Running)
         m_run.status = m_run.error ? RunStatus::Failed : RunStatus::Ok;
@@ -178,8 +174,11 @@ void WorkerJob::finalize() {
 WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs) {
     WorkerQueryResult out;
     QProcess process;
-    process.setProcessEnvironment(config.environment);
-    process.start(config.python, {"-m", "fusescope_worker"});
+    const std::string token = newChannelToken();
+    prepareWorkerProcess(process, config, token);
+    process.start();
+    ProcessGroup group; // destroyed before the process: kills whatever the worker left
+    group.adopt(process);
     if (!process.waitForStarted(timeoutMs)) {
         out.error = "cannot start the capture worker with Python '" + config.python.toStdString() +
                     "': " + process.errorString().toStdString();
@@ -189,13 +188,16 @@ WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& 
     process.write(line.data(), static_cast<qint64>(line.size()));
     process.closeWriteChannel();
     if (!process.waitForFinished(timeoutMs)) {
+        group.kill();
         process.kill();
         process.waitForFinished(2000);
         out.error = "the capture worker did not answer within " + std::to_string(timeoutMs / 1000) + " s";
         return out;
     }
+    group.kill();
     BackendRun scratch;
     WorkerStream stream(scratch);
+    stream.setChannelToken(token);
     const QByteArray bytes = process.readAllStandardOutput();
     stream.feed(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
     stream.finish();
@@ -203,7 +205,9 @@ WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& 
     if (stream.fatal() || !stream.handshakeSeen()) {
         const QByteArray err = process.readAllStandardError();
         out.error = "the capture worker failed: " +
-                    (stream.problems().empty() ? lastLines(err.toStdString(), 3) : stream.problems().front());
+                    (stream.problems().empty()
+                         ? lastLinesOf(std::string_view(err.constData(), static_cast<size_t>(err.size())), 3)
+                         : stream.problems().front());
         return out;
     }
     if (scratch.error) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "BackendFamily.h"
+#include "StderrTail.h"
 #include "WorkerConfig.h"
+#include "WorkerProcess.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -12,8 +14,9 @@ namespace fusescope {
 
 // Runs one request in a fresh Python capture worker process (docs/protocol.md) and turns whatever
 // happens to it (a result, an error line, a crash, a hang past the timeout, a cancel) into a
-// finished BackendRun with a named error. One process per backend run: a backend that crashes or
-// leaks never reaches the next one.
+// finished BackendRun with a named error. One process per backend run, in a process group of its
+// own that is killed when the run ends: a backend that crashes, leaks or forks never reaches the
+// next one.
 class WorkerJob : public BackendJob {
     Q_OBJECT
 public:
@@ -42,9 +45,11 @@ private:
     BackendRun m_run;
     WorkerStream m_stream;
     QProcess m_process;
+    ProcessGroup m_group;
     QTimer m_timeout;
     QElapsedTimer m_clock;
-    std::string m_stderrTail;
+    StderrTail m_stderrTail;
+    std::string m_lastProgress; // where a run that timed out was
     bool m_timedOut = false;
     bool m_cancelled = false;
     bool m_finalized = false;

@@ -2,6 +2,8 @@
 
 #include "AotInductorRunner.h"
 #include "TorchScriptRunner.h"
+#include "capture/StderrTail.h"
+#include "capture/WorkerProcess.h"
 #include "model/JsonUtil.h"
 #include "stream/WorkerStream.h"
 
@@ -13,13 +15,6 @@
 namespace fusescope {
 
 namespace {
-
-std::string tailLines(const std::string& text, int count) {
-    size_t pos = text.size();
-    for (int i = 0; i <= count && pos != std::string::npos && pos > 0; ++i)
-        pos = text.rfind('\n', pos - 1);
-    return pos == std::string::npos ? text : text.substr(pos + 1);
-}
 
 bool isAotInductor(const std::string& backend) {
     return backend == "aot_inductor";
@@ -129,8 +124,11 @@ bool LibTorchJob::exportModel(Export& out) {
                                       {"max_runs", m_request.measure.maxRuns},
                                       {"max_time_s", m_request.measure.maxTimeSeconds}}}};
     QProcess process;
-    process.setProcessEnvironment(m_config.environment);
-    process.start(m_config.python, {"-m", "fusescope_worker"});
+    const std::string token = newChannelToken();
+    prepareWorkerProcess(process, m_config, token);
+    process.start();
+    ProcessGroup group; // destroyed before the process: what the model forked ends with the export
+    group.adopt(process);
     if (!process.waitForStarted(30'000)) {
         finish(RunError{"worker_start_failed",
                         "cannot start the capture worker with Python '" + m_config.python.toStdString() +
@@ -146,7 +144,12 @@ bool LibTorchJob::exportModel(Export& out) {
 
     BackendRun scratch;
     WorkerStream stream(scratch);
-    std::string stderrTail;
+    stream.setChannelToken(token);
+    StderrTail stderrTail;
+    auto readStderr = [&] {
+        const QByteArray bytes = process.readAllStandardError();
+        stderrTail.append(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
+    };
     size_t stagesTaken = 0, codeTaken = 0;
     auto handle = [&](const std::vector<StreamEvent>& events) {
         for (const auto& ev : events) {
@@ -191,21 +194,23 @@ bool LibTorchJob::exportModel(Export& out) {
         process.waitForReadyRead(100);
         const QByteArray bytes = process.readAllStandardOutput();
         handle(stream.feed(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size()))));
-        stderrTail += process.readAllStandardError().toStdString();
-        if (stderrTail.size() > 64 * 1024)
-            stderrTail.erase(0, stderrTail.size() - 64 * 1024);
+        readStderr();
         if (stopRequested() && !stopped) {
             stopped = true;
             process.terminate();
-            if (!process.waitForFinished(2000))
+            if (!process.waitForFinished(2000)) {
+                group.kill();
                 process.kill();
+            }
         }
     }
+    // The worker has exited: read all it wrote, then end whatever it left running.
     const QByteArray rest = process.readAllStandardOutput();
     handle(stream.feed(std::string_view(rest.constData(), static_cast<size_t>(rest.size()))));
     handle(stream.finish());
-    stderrTail += process.readAllStandardError().toStdString();
-    m_log = stderrTail;
+    readStderr();
+    group.kill();
+    m_log = stderrTail.text();
 
     const std::string backend = "backend " + m_request.backend;
     if (stopped) {
@@ -226,7 +231,7 @@ bool LibTorchJob::exportModel(Export& out) {
         return false;
     }
     if (out.reply.is_null()) {
-        const std::string tail = tailLines(stderrTail, 3);
+        const std::string tail = stderrTail.lastLines(3);
         finish(RunError{"worker_crashed",
                         backend + ": the worker ended without exporting the model" +
                             (tail.empty() ? "" : "; its last words: " + tail),
