@@ -14,6 +14,7 @@
 #include "WorkloadOptions.h"
 #include "analysis/Format.h"
 #include "capture/CompileOptions.h"
+#include "files/PathChecks.h"
 #include "report/ReportFile.h"
 
 #include <QApplication>
@@ -23,6 +24,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -58,6 +60,18 @@ const QStringList kModelChoices = {"demo:mlp",  "demo:cnn", "demo:transformer", 
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
+}
+
+// Why `path` cannot be run as a model (a directory, a FIFO, a name that is not UTF-8), or empty.
+// Qt reads a file name's invalid bytes as U+FFFD, and that name then reaches no file.
+QString modelPathProblem(const QString& path) {
+    if (path.contains(QChar::ReplacementCharacter) && !QFileInfo::exists(path))
+        return MainWindow::tr("The name of %1 is not valid UTF-8 (FuseScope keeps paths as UTF-8 text): "
+                              "rename the file.")
+            .arg(path);
+    if (auto bad = files::checkModelPath(QFile::encodeName(path).toStdString()))
+        return q(bad->message);
+    return {};
 }
 
 // settings["workload"] of a report, or null (reports written before workloads have none).
@@ -156,6 +170,11 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::openPath(const QString& path) {
     if (path.endsWith(".fscope")) {
         openReport(path);
+        return;
+    }
+    if (const QString problem = modelPathProblem(path); !problem.isEmpty()) {
+        QMessageBox::warning(this, tr("Cannot use this model"), problem);
+        m_statusLabel->setText(problem);
         return;
     }
     setModelSpec(QFileInfo::exists(path) ? QFileInfo(path).absoluteFilePath() : path);
@@ -641,6 +660,10 @@ void MainWindow::startRun() {
         m_statusLabel->setText(tr("Choose a model and at least one backend."));
         return;
     }
+    if (const QString problem = modelPathProblem(model); !problem.isEmpty()) {
+        m_statusLabel->setText(problem);
+        return;
+    }
     auto request = baseRequest();
     if (!request) {
         m_statusLabel->setText(q(request.error().message));
@@ -785,8 +808,13 @@ void MainWindow::openReportDialog() {
 void MainWindow::openModelDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), QString(),
                                                       tr("Models (*.py *.pt);;All files (*)"));
-    if (!path.isEmpty())
-        setModelSpec(path);
+    if (path.isEmpty())
+        return;
+    if (const QString problem = modelPathProblem(path); !problem.isEmpty()) {
+        QMessageBox::warning(this, tr("Cannot use this model"), problem);
+        return;
+    }
+    setModelSpec(path);
 }
 
 void MainWindow::saveReportDialog() {

@@ -24,15 +24,17 @@ void onSignal(int) {
     g_interrupted = true;
 }
 
-void saveReport(const Report& report, const std::string& path, bool quiet) {
+// False when the report was asked for and could not be written.
+bool saveReport(const Report& report, const std::string& path, bool quiet) {
     if (path.empty())
-        return;
+        return true;
     if (auto err = writeReport(report, path)) {
         std::fprintf(stderr, "error: %s\n", err->message.c_str());
-        return;
+        return false;
     }
     if (!quiet)
         std::fprintf(stderr, "report saved to %s\n", path.c_str());
+    return true;
 }
 
 } // namespace
@@ -74,12 +76,18 @@ int runCompare(const CompareOptions& options) {
     QCoreApplication::exec();
 
     const Report& report = session.report();
-    saveReport(report, options.out, options.quiet);
+    const bool saved = saveReport(report, options.out, options.quiet);
     if (options.json)
         std::cout << summaryJson(report, options.summary).dump(2) << std::endl;
     else
         std::cout << comparisonTable(report, options.summary);
 
+    // --out was checked before the run; should the write still fail, the run's results are lost
+    // and the exit code says so, whatever the backends did.
+    if (!saved) {
+        std::fprintf(stderr, "error: the report was not saved to %s\n", options.out.c_str());
+        return kExitError;
+    }
     const bool cancelled = std::any_of(report.backends.begin(), report.backends.end(),
                                        [](const BackendRun& r) { return r.status == RunStatus::Cancelled; });
     if (cancelled)

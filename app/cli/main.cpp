@@ -1,15 +1,48 @@
 // fusescope-cli: everything the GUI does, headless (docs/cli.md).
 #include "Commands.h"
 #include "ExitCodes.h"
+#include "OptionChecks.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
 #include "capture/Workload.h"
+#include "codec/Utf8.h"
+#include "files/PathChecks.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <QCoreApplication>
 using namespace fusescope;
 using namespace fusescope::cli;
+
+namespace {
+
+// Every limit a setting takes (docs/cli.md): a week bounds any duration, and the counts are far
+// past what a measurement needs, but finite.
+constexpr double kWeekSeconds = 7 * 24 * 3600;
+constexpr long long kMaxRuns = 10'000'000;
+constexpr long long kMaxWarmup = 1'000'000;
+
+// Requests and reports carry every argument as JSON text, which must be UTF-8: the first
+// argument of `command` that is not, as "--option: 'escaped' ...".
+std::optional<std::string> nonUtf8Argument(const CLI::App& command) {
+    for (const CLI::Option* option : command.get_options()) {
+        for (const std::string& value : option->results()) {
+            if (!utf8::isValid(value))
+                return option->get_name() + ": " + files::printable(value) +
+                       " is not valid UTF-8; retype it (FuseScope keeps arguments as UTF-8 text)";
+        }
+    }
+    return std::nullopt;
+}
+
+// The file an output must never replace, when the input is a file at all.
+std::vector<files::InputFile> inputFiles(const std::string& path, const std::string& what) {
+    if (files::isModelName(path))
+        return {};
+    return {{path, what}};
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     CLI::App cli{"FuseScope: compare torch.compile backends on a model, headless."};
@@ -33,7 +66,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmp->add_option("-t,--timeout", compare.base.timeoutSeconds,
                     "Seconds one backend may take before it is stopped")
-        ->check(CLI::PositiveNumber)
+        ->check(secondsIn(1, kWeekSeconds))
+        ->type_name("SECONDS")
         ->capture_default_str();
     cmp->add_option("-o,--out", compare.out, "Write the report (.fscope) here, atomically");
     cmp->add_flag("--json", compare.json, "Print the machine-readable summary instead of the table");
@@ -67,7 +101,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmp->add_option("--compile-budget", compare.summary.recommend.compileBudgetSeconds,
                     "Seconds of compile time --goal compile allows")
-        ->check(CLI::PositiveNumber)
+        ->check(secondsIn(0, kWeekSeconds, true))
+        ->type_name("SECONDS")
         ->capture_default_str();
     bool fullgraph = false;
     cmp->add_flag("--fullgraph", fullgraph, "torch.compile(fullgraph=True): a graph break is an error");
@@ -80,14 +115,24 @@ int main(int argc, char** argv) {
                     "Inductor option KEY=VALUE (VALUE as JSON, else a string), repeatable; e.g. "
                     "--inductor-config epilogue_fusion=false");
     cmp->add_option("--warmup", compare.base.measure.warmup, "Warm-up iterations per side")
+        ->check(countIn(0, kMaxWarmup))
+        ->type_name("N")
         ->capture_default_str();
     cmp->add_option("--min-runs", compare.base.measure.minRuns, "Timed iterations at least")
+        ->check(countIn(0, kMaxRuns))
+        ->type_name("N")
         ->capture_default_str();
     cmp->add_option("--min-time", compare.base.measure.minTimeSeconds, "Seconds of timed iterations at least")
+        ->check(secondsIn(0, kWeekSeconds))
+        ->type_name("SECONDS")
         ->capture_default_str();
     cmp->add_option("--max-runs", compare.base.measure.maxRuns, "Timed iterations at most")
+        ->check(countIn(1, kMaxRuns))
+        ->type_name("N")
         ->capture_default_str();
     cmp->add_option("--max-time", compare.base.measure.maxTimeSeconds, "Seconds of timed iterations at most")
+        ->check(secondsIn(0, kWeekSeconds, true))
+        ->type_name("SECONDS")
         ->capture_default_str();
     cmp->add_flag("--warm-cache", compare.base.warmCache,
                   "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
@@ -109,7 +154,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     show->add_option("--compile-budget", showSummary.recommend.compileBudgetSeconds,
                      "Seconds of compile time --goal compile allows")
-        ->check(CLI::PositiveNumber)
+        ->check(secondsIn(0, kWeekSeconds, true))
+        ->type_name("SECONDS")
         ->capture_default_str();
 
     ExportOptions exportOptions;
@@ -126,7 +172,8 @@ int main(int argc, char** argv) {
         "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "
         "kernel table");
     exp->add_option("--scale", exportOptions.scale, "PNG pixels per point")
-        ->check(CLI::Range(0.1, 16.0))
+        ->check(numberIn(0.1, 16.0))
+        ->type_name("X")
         ->capture_default_str();
 
     bool backendsJson = false;
@@ -139,6 +186,31 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         const int code = cli.exit(e);
         return code == 0 ? kExitOk : kExitUsage;
+    }
+
+    // Paths are checked before anything runs: a bad one is a usage error, never a run whose report
+    // cannot be saved or one that replaces its own input.
+    if (*exp) {
+        if (auto bad = files::checkOutputPath(exportOptions.out, {{exportOptions.report, "the report"}})) {
+            std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+    }
+    if (*cmp) {
+        if (auto bad = files::checkModelPath(compare.model)) {
+            std::fprintf(stderr, "error: model: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+        if (!compare.out.empty()) {
+            if (auto bad = files::checkOutputPath(compare.out, inputFiles(compare.model, "the model file"))) {
+                std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
+                return kExitUsage;
+            }
+        }
+        if (auto bad = nonUtf8Argument(*cmp)) {
+            std::fprintf(stderr, "error: %s\n", bad->c_str());
+            return kExitUsage;
+        }
     }
 
     if (*exp) {

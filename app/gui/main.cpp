@@ -1,20 +1,146 @@
 // fusescope: the desktop application. `fusescope [MODEL | REPORT.fscope] [--backends LIST] [--run]`
 #include "MainWindow.h"
+#include "capture/CompareSession.h"
+#include "capture/CompileOptions.h"
+#include "codec/Utf8.h"
+#include "files/PathChecks.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QTimer>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+namespace {
+
+constexpr int kExitNoDisplay = 1;
+constexpr int kExitUsage = 64; // as fusescope-cli's (docs/cli.md)
+
+const QStringList kTabs = {"comparison", "graphs", "charts", "traces", "breaks", "shapes", "modules"};
+
+const char* const kHeadlessHints =
+    "  Without a screen, use fusescope-cli, the same comparisons headless (fusescope-cli --help);\n"
+    "  or draw the window off-screen: QT_QPA_PLATFORM=offscreen fusescope MODEL --run --screenshot "
+    "FILE.png;\n"
+    "  or give it a virtual display: xvfb-run fusescope ...\n";
+
+// The user picked a platform plugin (offscreen, vnc, ...): Qt's choice, not ours to second-guess.
+bool platformChosen(int argc, char** argv) {
+    if (!qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        return true;
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0 ||
+            std::strncmp(argv[i], "-platform=", 10) == 0)
+            return true;
+    return false;
+}
+
+bool displayNamed() {
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+QtMessageHandler g_previousHandler = nullptr;
+// The off-screen platform only reads the command line when there is no display: its warnings
+// (XDG_RUNTIME_DIR not set, ...) are about a platform the user never chose.
+bool g_quietPlatform = false;
+
+// When no platform plugin starts (DISPLAY names a server that is not there, a Wayland socket is
+// gone) Qt ends with qFatal, an abort and a core dump: say what happened and exit instead.
+void platformFailureHandler(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type == QtFatalMsg && message.contains("platform plugin")) {
+        const QByteArray display = qgetenv("DISPLAY");
+        const QByteArray wayland = qgetenv("WAYLAND_DISPLAY");
+        std::fprintf(stderr,
+                     "fusescope: cannot open the display (DISPLAY=%s, WAYLAND_DISPLAY=%s): no Qt platform "
+                     "plugin could start.\n%s",
+                     display.isEmpty() ? "unset" : display.constData(),
+                     wayland.isEmpty() ? "unset" : wayland.constData(), kHeadlessHints);
+        std::fflush(stderr);
+        std::_Exit(kExitNoDisplay);
+    }
+    if (g_quietPlatform && type != QtFatalMsg)
+        return;
+    if (g_previousHandler)
+        g_previousHandler(type, context, message);
+    else
+        std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
+int usageError(const std::string& message) {
+    std::fprintf(stderr, "fusescope: %s\nRun fusescope --help for the options.\n", message.c_str());
+    return kExitUsage;
+}
+
+std::string local(const QString& s) {
+    return QFile::encodeName(s).toStdString();
+}
+
+// What the command line names, checked before a window exists; the reason when it is bad.
+std::optional<std::string> badArgument(const QCommandLineParser& parser, const QCommandLineOption& backends,
+                                       const QCommandLineOption& screenshot, const QCommandLineOption& tab) {
+    const QStringList inputs = parser.positionalArguments();
+    if (inputs.size() > 1)
+        return "one input at most (a model or a .fscope report), not " + std::to_string(inputs.size()) +
+               ": " + local(inputs.join(' '));
+    const std::string backendList = parser.value(backends).toStdString();
+    const auto entries = fusescope::splitBackendList(backendList);
+    if (entries.empty())
+        return "--backends names no backend";
+    for (const auto& entry : entries)
+        if (auto request = fusescope::requestFor(entry, fusescope::RunRequest{}); !request)
+            return "--backends: " + request.error().message;
+    if (parser.isSet(tab) && !kTabs.contains(parser.value(tab), Qt::CaseInsensitive))
+        return "--tab: '" + parser.value(tab).toStdString() + "' is not one of " +
+               kTabs.join(", ").toStdString();
+    std::vector<fusescope::files::InputFile> read;
+    if (!inputs.isEmpty()) {
+        const std::string input = local(inputs.front());
+        const bool report = inputs.front().endsWith(".fscope");
+        // A report is read by readReport, which refuses what is not a file; a model goes to the worker.
+        if (!report) {
+            if (auto bad = fusescope::files::checkModelPath(input))
+                return "model: " + bad->message;
+        }
+        if (!fusescope::files::isModelName(input))
+            read.push_back({input, report ? "the report" : "the model file"});
+    }
+    if (parser.isSet(screenshot)) {
+        if (auto bad = fusescope::files::checkOutputPath(local(parser.value(screenshot)), read))
+            return "--screenshot: " + bad->message;
+    }
+    return std::nullopt;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
+    // Paths reach requests and reports as UTF-8 text; Qt would turn other bytes into U+FFFD and
+    // name a different file.
+    for (int i = 1; i < argc; ++i)
+        if (!fusescope::utf8::isValid(argv[i]))
+            return usageError("argument " + fusescope::files::printable(argv[i]) +
+                              " is not valid UTF-8 (FuseScope keeps paths as UTF-8 text); rename the file");
+
+    // Without a display the command line is still read (--help, --version and bad arguments need
+    // none) on the off-screen platform; only then is the window refused.
+    const bool noDisplay = !platformChosen(argc, argv) && !displayNamed();
+    if (noDisplay)
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    g_quietPlatform = noDisplay;
+    g_previousHandler = qInstallMessageHandler(platformFailureHandler);
     QApplication app(argc, argv);
+    qInstallMessageHandler(g_previousHandler);
     QApplication::setApplicationName("FuseScope");
     QApplication::setOrganizationName("FuseScope");
     QApplication::setApplicationVersion(FUSESCOPE_VERSION);
 
     QCommandLineParser parser;
     parser.setApplicationDescription("Compare torch.compile backends on a model.");
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
     parser.addPositionalArgument("input",
                                  "A model (demo:transformer, model.py, model.pt) or a .fscope report");
     QCommandLineOption backends({"b", "backends"}, "Comma-separated backends to select", "list",
@@ -23,12 +149,29 @@ int main(int argc, char** argv) {
     QCommandLineOption screenshot("screenshot",
                                   "Save a PNG of the window after the run and quit (for docs/tests)", "file");
     QCommandLineOption graphs("graphs", "Open the Graphs tab on this backend's stages", "backend");
-    QCommandLineOption tab("tab", "Open on a tab: comparison, graphs, charts, traces, breaks, shapes or modules", "name");
+    QCommandLineOption tab("tab", "Open on a tab: " + kTabs.join(", "), "name");
     parser.addOptions({backends, run, screenshot, graphs, tab});
-    parser.process(app);
+    if (!parser.parse(QCoreApplication::arguments()))
+        return usageError(parser.errorText().toStdString());
+    if (parser.isSet(help) || parser.isSet("help-all"))
+        parser.showHelp(0);
+    if (parser.isSet(version))
+        parser.showVersion();
+    if (auto bad = badArgument(parser, backends, screenshot, tab))
+        return usageError(*bad);
+    if (noDisplay) {
+        std::fprintf(stderr,
+                     "fusescope: no display found (DISPLAY and WAYLAND_DISPLAY are not set), so the window "
+                     "cannot open.\n%s",
+                     kHeadlessHints);
+        return kExitNoDisplay;
+    }
 
     fusescope::MainWindow window;
-    window.setBackends(parser.value(backends).split(',', Qt::SkipEmptyParts));
+    QStringList entries;
+    for (const auto& entry : fusescope::splitBackendList(parser.value(backends).toStdString()))
+        entries << QString::fromStdString(entry);
+    window.setBackends(entries);
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
         window.openPath(args.front());
@@ -40,8 +183,12 @@ int main(int argc, char** argv) {
         window.showTab(parser.value(tab));
     const QString shot = parser.value(screenshot);
     auto saveShot = [&window, shot] {
-        window.grab().save(shot);
-        QApplication::quit();
+        if (window.grab().save(shot)) {
+            QApplication::quit();
+            return;
+        }
+        std::fprintf(stderr, "fusescope: cannot write the screenshot %s\n", local(shot).c_str());
+        QApplication::exit(1);
     };
     if (parser.isSet(run) && !args.isEmpty() && !args.front().endsWith(".fscope")) {
         QTimer::singleShot(0, &window, &fusescope::MainWindow::startRun);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 using namespace fusescope;
 namespace fs = std::filesystem;
@@ -122,4 +123,38 @@ TEST_F(ReportFileTest, WrongFieldTypeIsCorruptNotACrash) {
     auto r = readReport(path("bad.fscope"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, "report_corrupt");
+}
+
+// Not a file: refused by type before it is opened, so show on a FIFO never blocks and /dev/zero
+// is never read (docs/report-format.md).
+TEST_F(ReportFileTest, FifoIsRefusedWithoutBlocking) {
+    ASSERT_EQ(::mkfifo(path("pipe.fscope").c_str(), 0600), 0);
+    auto r = readReport(path("pipe.fscope"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "report_not_a_file");
+    EXPECT_NE(r.error().message.find("pipe.fscope"), std::string::npos);
+    EXPECT_NE(r.error().message.find("FIFO"), std::string::npos);
+}
+
+TEST_F(ReportFileTest, DeviceIsRefused) {
+    auto r = readReport("/dev/zero");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "report_not_a_file");
+    EXPECT_NE(r.error().message.find("character device"), std::string::npos) << r.error().message;
+}
+
+TEST_F(ReportFileTest, DirectoryIsRefused) {
+    auto r = readReport(dir.string());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "report_not_found");
+    EXPECT_NE(r.error().message.find("directory"), std::string::npos);
+}
+
+TEST_F(ReportFileTest, FileOverTheSizeLimitIsRefusedUnread) {
+    writeRaw("big.fscope", "");
+    fs::resize_file(path("big.fscope"), (uintmax_t(4) << 30) + 1); // sparse
+    auto r = readReport(path("big.fscope"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "report_too_large");
+    EXPECT_NE(r.error().message.find("4 GiB"), std::string::npos) << r.error().message;
 }
