@@ -360,6 +360,10 @@ void MainWindow::onKernelSelected(const QString& name) {
                                : tr("Kernel %1: no provenance for it in this backend's stages").arg(name));
 }
 
+QString MainWindow::statusText() const {
+    return m_statusLabel->text();
+}
+
 void MainWindow::showTab(const QString& name) {
     for (int i = 0; i < m_tabs->count(); ++i)
         if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
@@ -774,7 +778,12 @@ void MainWindow::updateRunState() {
 bool MainWindow::openReport(const QString& path) {
     auto loaded = readReport(path.toStdString());
     if (!loaded) {
-        QMessageBox::warning(this, tr("Cannot open report"), q(loaded.error().message));
+        // Not modal-blocking: a damaged report on the command line (or in a test) must not stop
+        // the event loop; the message names the file and the first bad field.
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open report"), q(loaded.error().message),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
         m_statusLabel->setText(q(loaded.error().message));
         return false;
     }

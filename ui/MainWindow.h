@@ -45,6 +45,8 @@ public:
     void setBackends(const QStringList& names);
     void startRun();
     bool openReport(const QString& path);
+    // The status line's text (what the last open, run or export said).
+    QString statusText() const;
 
     const Report& report() const { return *m_report; }
     ComparisonModel* comparisonModel() const { return m_model; }

@@ -2,6 +2,7 @@
 #include "ComparisonTable.h"
 #include "ExitCodes.h"
 #include "analysis/Summary.h"
+#include "codec/Json.h"
 #include "report/ReportFile.h"
 
 #include <cstdio>
@@ -15,8 +16,10 @@ int runShow(const std::string& path, bool json, const SummaryOptions& summary) {
         std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
         return kExitError;
     }
+    for (const auto& note : report.value().readNotes)
+        std::fprintf(stderr, "note: report %s: %s\n", path.c_str(), note.c_str());
     if (json)
-        std::cout << summaryJson(report.value(), summary).dump(2) << std::endl;
+        std::cout << codec::dumpJson(summaryJson(report.value(), summary), 2) << std::endl;
     else
         std::cout << comparisonTable(report.value(), summary);
     return kExitOk;

@@ -163,7 +163,7 @@ void WorkerJob::finalize() {
         // worker's descriptors: the run stands, and says so.
         const auto& problems = m_stream.problems();
         m_run.notes.push_back(
-            std::to_string(problems.size()) +
+            std::to_string(m_stream.problemCount()) +
             " line(s) on the worker's protocol channel were refused; the first: " + problems.front());
     }
     if (m_run.status == RunStatus::Running)

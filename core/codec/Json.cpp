@@ -90,7 +90,14 @@ private:
 
     std::string currentPath() const {
         std::string path = "$";
+        // A path hundreds of levels deep says no more than its ends: keep those.
+        constexpr size_t kHead = 6, kTail = 3;
+        const bool elide = m_stack.size() > kHead + kTail + 1;
         for (size_t i = 0; i < m_stack.size(); ++i) {
+            if (elide && i == kHead)
+                path += "...";
+            if (elide && i >= kHead && i + kTail < m_stack.size())
+                continue;
             const Frame& frame = m_stack[i];
             // Below the top, the element being read is the array's last; at the top, the next.
             const bool top = i + 1 == m_stack.size();
@@ -170,7 +177,9 @@ Result<ParsedJson> parseJson(std::string_view text, const JsonLimits& limits) {
     }
     if (!ok || !builder.error().empty()) {
         const bool truncated = builder.error().find("unexpected end of input") != std::string::npos;
-        return Error{truncated ? "json_truncated" : "json_invalid",
+        // Limits and non-finite numbers name a JSON path; syntax errors a byte.
+        const bool limit = builder.error().rfind("byte ", 0) != 0;
+        return Error{truncated ? "json_truncated" : limit ? "json_limit" : "json_invalid",
                      builder.error().empty() ? "not valid JSON" : builder.error()};
     }
     return out;

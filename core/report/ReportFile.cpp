@@ -35,6 +35,8 @@ Result<Report> parseReport(const std::string& text, const std::string& origin) {
     auto parsed = codec::parseJson(text);
     if (!parsed) {
         const auto& e = parsed.error();
+        if (e.code == "json_limit")
+            return fileError("report_corrupt", origin, e.message);
         return fileError("report_corrupt", origin,
                          std::string(e.code == "json_truncated" ? "the file is truncated" : "not valid JSON") + " (" +
                              e.message + ")");

@@ -59,8 +59,15 @@ std::vector<StreamEvent> WorkerStream::finish() {
 
 StreamEvent WorkerStream::problem(const std::string& what) {
     const std::string text = "line " + std::to_string(m_lineNumber) + ": " + what;
-    m_problems.push_back(text);
+    ++m_problemCount;
     StreamEvent ev;
+    // A model flooding the channel must not grow memory or the console without bound: the first
+    // kMaxProblems are kept and shown, the rest only counted.
+    if (m_problems.size() >= kMaxProblems) {
+        ev.kind = StreamEvent::Kind::Unknown;
+        return ev;
+    }
+    m_problems.push_back(text);
     ev.kind = StreamEvent::Kind::Malformed;
     ev.message = text;
     return ev;

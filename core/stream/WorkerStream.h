@@ -60,7 +60,10 @@ public:
     // A broken handshake or an unusable stream: the run can't be trusted past this point.
     bool fatal() const { return m_fatal; }
     const WorkerEnvironment& environment() const { return m_env; }
+    // The first kMaxProblems protocol problems, and how many there were in all.
+    static constexpr size_t kMaxProblems = 100;
     const std::vector<std::string>& problems() const { return m_problems; }
+    size_t problemCount() const { return m_problemCount; }
     const nlohmann::json& backendsList() const { return m_backends; }
 
 private:
@@ -78,6 +81,7 @@ private:
     WorkerEnvironment m_env;
     nlohmann::json m_backends;
     std::vector<std::string> m_problems;
+    size_t m_problemCount = 0;
     int m_lineNumber = 0;
     bool m_handshakeSeen = false;
     bool m_resultSeen = false;

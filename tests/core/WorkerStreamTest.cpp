@@ -167,3 +167,17 @@ TEST(WorkerStream, UnknownMessageTypesAreIgnored) {
     EXPECT_EQ(kinds(events), (std::vector<Kind>{Kind::Hello, Kind::Unknown}));
     EXPECT_TRUE(stream.problems().empty());
 }
+
+TEST(WorkerStream, AFloodOfBadLinesIsCountedButKeptBounded) {
+    BackendRun run;
+    WorkerStream stream(run);
+    stream.setChannelToken("t0k");
+    std::string junk;
+    for (int i = 0; i < 5000; ++i)
+        junk += "{\"type\":\"result\",\"status\":\"ok\"}\n";
+    stream.feed("t0k " + kHello + junk);
+    EXPECT_EQ(stream.problemCount(), 5000u);
+    EXPECT_EQ(stream.problems().size(), WorkerStream::kMaxProblems);
+    EXPECT_FALSE(stream.resultSeen()); // no forged line was applied
+    EXPECT_NE(stream.problems().front().find("no channel token"), std::string::npos);
+}

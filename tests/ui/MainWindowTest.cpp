@@ -11,6 +11,11 @@
 #include "TracePanel.h"
 #include "report/ReportFile.h"
 
+#include <QApplication>
+#include <QMessageBox>
+#include <QFileInfo>
+#include <QFile>
+#include <QDir>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
@@ -60,6 +65,42 @@ private slots:
         // Settings (recent files, the goal) apart from the user's, and clean at every run.
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear();
+    }
+
+    // Every damaged report fixture (tests/fixtures/reports/damaged, make_damaged.py): refused ones
+    // leave the window usable with the file and the bad field in the status line; repaired ones
+    // open, and every tab draws them. A crash or a throw here fails the test run.
+    void damagedReportsNeverCrashTheWindow() {
+        const QDir dir(FUSESCOPE_REPORT_FIXTURES "/damaged");
+        QFile manifest(dir.filePath("expected.json"));
+        QVERIFY(manifest.open(QIODevice::ReadOnly));
+        const auto expected = nlohmann::json::parse(manifest.readAll().toStdString());
+        QVERIFY(expected.size() >= 30);
+        MainWindow window;
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(window.openReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope"));
+        for (const auto& [name, want] : expected.items()) {
+            const QString path = dir.filePath(QString::fromStdString(name) + ".fscope");
+            const bool opened = window.openReport(path);
+            QCOMPARE(opened, !want["refused"].get<bool>());
+            if (!opened) {
+                const QString status = window.statusText();
+                QVERIFY2(status.contains(QFileInfo(path).fileName()), qPrintable(status));
+                if (want["path"].is_string())
+                    QVERIFY2(status.contains(QString::fromStdString(want["path"].get<std::string>())),
+                             qPrintable(status));
+                continue;
+            }
+            for (const char* tab : {"comparison", "graphs", "charts", "traces", "breaks", "shapes", "modules"}) {
+                window.showTab(tab);
+                QVERIFY(!window.grab().isNull());
+            }
+        }
+        // Close the warnings the refused ones opened.
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* box = qobject_cast<QMessageBox*>(w))
+                box->close();
     }
 
     void traceKernelSelectsItsNodesInTheGraphs() {
