@@ -1,4 +1,5 @@
 #include "WorkloadOptions.h"
+#include "codec/Json.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -25,7 +26,7 @@ QString inputSetText(const nlohmann::json& set) {
     for (const auto& input : set) {
         QStringList dims;
         for (const auto& d : input.value("shape", nlohmann::json::array()))
-            dims << (d.is_number() ? QString::number(d.get<long long>()) : q(d.dump()));
+            dims << (d.is_number() ? QString::number(d.get<long long>()) : q(codec::dumpJson(d)));
         inputs << dims.join('x') + ":" + q(input.value("dtype", std::string("float32")));
     }
     return inputs.join(',');

@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "codec/Json.h"
 #include "ExitCodes.h"
 #include "Registry.h"
 
@@ -23,7 +24,7 @@ int runBackends(bool json) {
                            {"available", b.available},
                            {"reason", b.available ? nlohmann::json(nullptr) : nlohmann::json(b.reason)},
                            {"tags", b.tags}});
-        std::cout << nlohmann::json{{"backends", out}}.dump(2) << std::endl;
+        std::cout << codec::dumpJson(nlohmann::json{{"backends", out}}, 2) << std::endl;
         return kExitOk;
     }
     size_t width = 7;

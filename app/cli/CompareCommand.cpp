@@ -1,4 +1,5 @@
 #include "Commands.h"
+#include "codec/Json.h"
 #include "ComparisonTable.h"
 #include "ExitCodes.h"
 #include "ProgressPrinter.h"
@@ -78,7 +79,7 @@ int runCompare(const CompareOptions& options) {
     const Report& report = session.report();
     const bool saved = saveReport(report, options.out, options.quiet);
     if (options.json)
-        std::cout << summaryJson(report, options.summary).dump(2) << std::endl;
+        std::cout << codec::dumpJson(summaryJson(report, options.summary), 2) << std::endl;
     else
         std::cout << comparisonTable(report, options.summary);
 

@@ -1,4 +1,5 @@
 #include "ComparisonTable.h"
+#include "codec/Json.h"
 
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
@@ -46,7 +47,7 @@ std::string shapeText(const nlohmann::json& set) {
             out += ",";
         std::string dims;
         for (const auto& d : input.value("shape", nlohmann::json::array()))
-            dims += (dims.empty() ? "" : "x") + (d.is_string() ? d.get<std::string>() : d.dump());
+            dims += (dims.empty() ? "" : "x") + (d.is_string() ? d.get<std::string>() : codec::dumpJson(d));
         out += dims + ":" + input.value("dtype", std::string("?"));
     }
     return out;

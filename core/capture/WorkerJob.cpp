@@ -1,4 +1,5 @@
 #include "WorkerJob.h"
+#include "codec/Json.h"
 
 #include <string_view>
 
@@ -40,7 +41,7 @@ void WorkerJob::start() {
     m_group.adopt(m_process);
     if (m_request.timeoutSeconds > 0)
         m_timeout.start(static_cast<int>(m_request.timeoutSeconds * 1000));
-    const std::string line = m_request.toProtocol(m_request.backend).dump() + "\n";
+    const std::string line = codec::dumpJson(m_request.toProtocol(m_request.backend)) + "\n";
     m_process.write(line.data(), static_cast<qint64>(line.size()));
 }
 
@@ -184,7 +185,7 @@ WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& 
                     "': " + process.errorString().toStdString();
         return out;
     }
-    const std::string line = request.dump() + "\n";
+    const std::string line = codec::dumpJson(request) + "\n";
     process.write(line.data(), static_cast<qint64>(line.size()));
     process.closeWriteChannel();
     if (!process.waitForFinished(timeoutMs)) {

@@ -1,4 +1,5 @@
 #include "LibTorchJob.h"
+#include "codec/Json.h"
 
 #include "AotInductorRunner.h"
 #include "TorchScriptRunner.h"
@@ -138,7 +139,7 @@ bool LibTorchJob::exportModel(Export& out) {
                         {}});
         return false;
     }
-    const std::string line = request.dump() + "\n";
+    const std::string line = codec::dumpJson(request) + "\n";
     process.write(line.data(), static_cast<qint64>(line.size()));
     process.closeWriteChannel();
 
