@@ -576,6 +576,7 @@ void MainWindow::probeBackends() {
     // Listing backends starts a Python worker (seconds): do it off the UI thread and merge the
     // answer in when it arrives, unless the window is gone by then.
     QPointer<MainWindow> self(this);
+    m_probing = true;
     QThread* thread = QThread::create([self] {
         // The thread owns its families: the window (and its own) may be gone before it ends.
         const auto families = createBackendFamilies();
@@ -611,10 +612,19 @@ void MainWindow::probeBackends() {
                     item->setText(name + " (unavailable)");
                 }
             }
+            self->probeFinished();
         });
     });
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);
     thread->start();
+}
+
+void MainWindow::probeFinished() {
+    m_probing = false;
+    if (m_runAfterProbe) {
+        m_runAfterProbe = false;
+        startRun();
+    }
 }
 
 QStringList MainWindow::checkedBackends() const {
@@ -658,6 +668,13 @@ void MainWindow::setBackends(const QStringList& names) {
 void MainWindow::startRun() {
     if (isRunning())
         return;
+    if (m_probing) {
+        // Two Python processes on a 2-core machine distort each other's timings: the first
+        // backend would be measured while the probe imports torch.
+        m_runAfterProbe = true;
+        m_statusLabel->setText(tr("Waiting for the backend probe to finish before measuring..."));
+        return;
+    }
     const QStringList backends = checkedBackends();
     const QString model = m_modelCombo->currentText().trimmed();
     if (model.isEmpty() || backends.isEmpty()) {
@@ -759,6 +776,10 @@ Result<RunRequest> MainWindow::baseRequest() const {
 }
 
 void MainWindow::cancelRun() {
+    if (m_runAfterProbe) {
+        m_runAfterProbe = false;
+        m_statusLabel->setText(tr("Run cancelled before it started."));
+    }
     if (isRunning()) {
         m_statusLabel->setText(tr("Cancelling..."));
         m_session->cancel();

@@ -44,6 +44,8 @@ public:
     void setModelSpec(const QString& spec);
     void setBackends(const QStringList& names);
     void startRun();
+    // Stops the run (or the run still waiting for the probe); what finished stays.
+    void cancelRun();
     bool openReport(const QString& path);
     // The status line's text (what the last open, run or export said).
     QString statusText() const;
@@ -74,6 +76,10 @@ public:
     // A tab by its title: comparison, graphs, charts, traces, breaks, shapes or modules.
     void showTab(const QString& name);
     bool isRunning() const { return m_session && m_session->running(); }
+    // The backend probe (Python workers importing torch, TVM, Thunder) runs at start-up; a run
+    // asked for meanwhile waits for it, so the probe never competes with a timed sample.
+    bool isProbing() const { return m_probing; }
+    bool runWaitingForProbe() const { return m_runAfterProbe; }
 
 signals:
     void runFinished();
@@ -87,7 +93,7 @@ private:
     void buildActions();
     void buildLayout();
     void probeBackends();
-    void cancelRun();
+    void probeFinished();
     void openReportDialog();
     void openModelDialog();
     void saveReportDialog();
@@ -141,6 +147,8 @@ private:
     QAction* m_cancelAction = nullptr;
     QAction* m_saveAction = nullptr;
     QString m_reportPath;
+    bool m_probing = false;
+    bool m_runAfterProbe = false;
 };
 
 } // namespace fusescope

@@ -103,6 +103,25 @@ private slots:
                 box->close();
     }
 
+    // The GUI must not measure while its own start-up probe (a Python worker importing torch)
+    // runs: a run asked for at once (what `fusescope MODEL --run` does) waits for the probe.
+    void firstRunWaitsForTheBackendProbe() {
+        MainWindow window;
+        QVERIFY(window.isProbing()); // started by the constructor, answers in seconds
+        window.setModelSpec("demo:mlp");
+        window.setBackends({"eager"});
+        window.startRun();
+        QVERIFY(!window.isRunning());
+        QVERIFY(window.runWaitingForProbe());
+        QVERIFY(window.statusText().contains("probe"));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isProbing(), 120000);
+        // The probe's answer started the run it held back; nothing of it was measured before.
+        QVERIFY(!window.runWaitingForProbe());
+        QVERIFY(window.isRunning());
+        window.cancelRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 30000);
+    }
+
     void traceKernelSelectsItsNodesInTheGraphs() {
         QTemporaryDir dir;
         const QString path = dir.filePath("r.fscope");
