@@ -2,7 +2,8 @@
 # FuseScope set-up: installs what is missing, builds, then runs the demo or the tests.
 #
 #   scripts/setup.sh demo   # set up, build, open the GUI on demo:transformer and run it
-#   scripts/setup.sh test   # set up, build, run every test (what .ci/run does)
+#   scripts/setup.sh test   # set up, build, run every test, the ASan unit tests and the fuzz
+#                           # smoke (what .ci/run does)
 #   scripts/setup.sh build  # set up and build only
 #
 # Debian packages come from apt (Debian 12 and 13). The Python environment for the capture
@@ -23,6 +24,9 @@ packages=(cmake ninja-build g++ pkg-config git
           qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
           libgl-dev xvfb xauth clang-format)
+# The tests' fuzz smoke (scripts/fuzz.sh) builds with clang's libFuzzer and sanitizer runtimes;
+# the unversioned names pick clang 14 on Debian 12 and clang 19 on Debian 13.
+[ "$action" != test ] || packages+=(clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -74,6 +78,21 @@ build)
 test)
     log "running every test"
     ctest --preset dev --timeout 1800 -j "$(nproc)"
+    # The engine's unit tests again under ASan + UBSan (docs/fuzzing.md; FUSESCOPE_ASAN_CORE=0
+    # skips them). The whole suite under ASan is the asan preset, too slow for every CI run.
+    if [ "${FUSESCOPE_ASAN_CORE:-1}" != 0 ]; then
+        log "ASan + UBSan: the engine's unit tests (presets asan, asan-core)"
+        cmake --preset asan -DFUSESCOPE_PYTHON="$FUSESCOPE_PYTHON" >/dev/null
+        cmake --build --preset asan-core
+        ctest --preset asan-core --timeout 1800 -j "$(nproc)"
+    fi
+    # The fuzz smoke (docs/fuzzing.md): each libFuzzer target for FUSESCOPE_FUZZ_SECONDS
+    # (default 60; 0 skips it), after replaying the checked-in reproducers.
+    fuzz_seconds=${FUSESCOPE_FUZZ_SECONDS:-60}
+    if [ "$fuzz_seconds" != 0 ]; then
+        log "fuzz smoke: ${fuzz_seconds} s per target"
+        scripts/fuzz.sh "$fuzz_seconds"
+    fi
     ;;
 demo)
     gui="$root/build/dev/app/gui/fusescope"

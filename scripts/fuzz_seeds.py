@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Gathers the seed corpora of the libFuzzer targets (docs/fuzzing.md) into OUT/<target>/.
+
+Sources, all from the repository:
+  - tests/fuzz/seeds/<target>/: hand-written valid inputs, one per report shape or protocol
+    message type;
+  - tests/fixtures/graphs/*.json: recorded backend runs, as a report and as a worker transcript;
+  - the JSON raw strings (R"(...)") in tests/core/*.cpp: protocol lines the unit tests feed the
+    stream and reports they parse, one transcript per test file and one per message.
+Files are named by the SHA-1 of their content, as libFuzzer names its own, so reruns add nothing.
+
+    scripts/fuzz_seeds.py build/fuzz/corpus
+"""
+
+import hashlib
+import json
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk")
+HELLO = {"type": "hello", "protocol": "fusescope-worker", "version": 1, "worker": "0.1.0",
+         "python": "3.11.7", "torch": "2.13.0+cpu", "devices": ["cpu"], "cuda": None, "pid": 1}
+BYE = {"type": "bye"}
+# fuzz_worker_stream's two header bytes (tests/fuzz/FuzzWorkerStream.cpp): chunks of up to
+# 2^(byte0 & 15) bytes, lengths seeded by byte1. A few splits per transcript: whole lines,
+# small chunks, one byte at a time.
+STREAM_HEADERS = (b"?*", b"5q", b"0a")
+
+
+def line(message):
+    return json.dumps(message, separators=(",", ":")) + "\n"
+
+
+def transcript(messages):
+    return "".join(line(m) for m in [HELLO, *messages, BYE]).encode()
+
+
+class Corpus:
+    def __init__(self, out):
+        self.out = out
+        self.counts = dict.fromkeys(TARGETS, 0)
+        for target in TARGETS:
+            (out / target).mkdir(parents=True, exist_ok=True)
+
+    def add(self, target, data):
+        path = self.out / target / hashlib.sha1(data).hexdigest()
+        if not path.exists():
+            path.write_bytes(data)
+            self.counts[target] += 1
+
+    def add_stream(self, data):
+        for header in STREAM_HEADERS:
+            self.add("fuzz_worker_stream", header + data)
+
+    def add_report(self, backends):
+        report = {"format": "fusescope-report", "schema": 1, "created": "2026-11-30T08:00:00Z",
+                  "generator": "scripts/fuzz_seeds.py", "model_spec": "demo:mlp", "device": "cpu",
+                  "environment": dict(HELLO, protocol=1), "settings": {}, "backends": backends,
+                  "search": None}
+        self.add("fuzz_report", (json.dumps(report) + "\n").encode())
+
+
+def checked_in(corpus):
+    for target in TARGETS:
+        for path in sorted((ROOT / "tests/fuzz/seeds" / target).glob("*")):
+            corpus.add(target, path.read_bytes())
+
+
+def recorded_runs(corpus):
+    for path in sorted((ROOT / "tests/fixtures/graphs").glob("*.json")):
+        run = json.loads(path.read_text())
+        if not isinstance(run, dict) or "stages" not in run:
+            continue
+        corpus.add_report([run])
+        messages = [{"type": "stage", "id": "r1", "stage": s} for s in run.get("stages", [])]
+        messages += [dict(c, type="code", id="r1") for c in run.get("code", [])]
+        messages.append({"type": "result", "id": "r1", "backend": run.get("name"),
+                         "status": run.get("status", "ok")})
+        corpus.add_stream(transcript(messages))
+        if isinstance(run.get("trace"), dict):
+            corpus.add("fuzz_trace_chunk", line(dict(run["trace"], type="trace", final=True)).encode())
+
+
+RAW_STRING = re.compile(r'R"\((.*?)\)"', re.S)
+
+
+def unit_test_literals(corpus):
+    for path in sorted((ROOT / "tests/core").glob("*.cpp")):
+        messages = []
+        for text in RAW_STRING.findall(path.read_text()):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                continue
+            if not isinstance(value, dict):
+                continue
+            if value.get("format") == "fusescope-report":
+                corpus.add("fuzz_report", text.encode())
+            elif isinstance(value.get("type"), str) and value["type"] != "hello":
+                messages.append(value)
+                corpus.add_stream(transcript([value]))
+                if value["type"] == "trace":
+                    corpus.add("fuzz_trace_chunk", text.encode())
+        if messages:
+            corpus.add_stream(transcript(messages))
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: fuzz_seeds.py OUT_DIR")
+    corpus = Corpus(pathlib.Path(sys.argv[1]))
+    checked_in(corpus)
+    recorded_runs(corpus)
+    unit_test_literals(corpus)
+    print("seeds added: " + ", ".join(f"{t} {n}" for t, n in corpus.counts.items()))
+
+
+if __name__ == "__main__":
+    main()
