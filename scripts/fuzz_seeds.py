@@ -83,6 +83,23 @@ def recorded_runs(corpus):
             corpus.add("fuzz_trace_chunk", line(dict(run["trace"], type="trace", final=True)).encode())
 
 
+def fixture_reports(corpus):
+    """tests/fixtures/reports: a real report with a trace (also cut into its stream messages and
+    trace chunk), and the damaged copies the reader must refuse or repair."""
+    for path in sorted((ROOT / "tests/fixtures/reports").rglob("*.fscope")):
+        data = path.read_bytes()
+        if len(data) <= 131072:  # fuzz.sh's -max_len; larger seeds would only be cut
+            corpus.add("fuzz_report", data)
+    good = json.loads((ROOT / "tests/fixtures/reports/good.fscope").read_text())
+    for run in good.get("backends", []):
+        if isinstance(run.get("trace"), dict):
+            corpus.add("fuzz_trace_chunk", line(dict(run["trace"], type="trace", final=True)).encode())
+        messages = [{"type": "stage", "id": "r1", "stage": s} for s in run.get("stages", [])[:2]]
+        messages.append(dict({k: run[k] for k in ("compile_s", "accuracy", "graphs", "notes") if k in run},
+                             type="result", id="r1", status="ok"))
+        corpus.add_stream(transcript(messages))
+
+
 RAW_STRING = re.compile(r'R"\((.*?)\)"', re.S)
 
 
@@ -113,6 +130,7 @@ def main():
     corpus = Corpus(pathlib.Path(sys.argv[1]))
     checked_in(corpus)
     recorded_runs(corpus)
+    fixture_reports(corpus)
     unit_test_literals(corpus)
     print("seeds added: " + ", ".join(f"{t} {n}" for t, n in corpus.counts.items()))
 

@@ -84,8 +84,9 @@ private:
     static std::string describe(const std::string& what) {
         // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while
         // parsing value - invalid literal; last read: 'tru,'": keep what follows the location.
+        // The token nlohmann quotes ("last read: '...'") can end inside a multi-byte character.
         const auto colon = what.find(": ");
-        return colon == std::string::npos ? what : what.substr(colon + 2);
+        return utf8::sanitize(colon == std::string::npos ? what : what.substr(colon + 2));
     }
 
     std::string currentPath() const {

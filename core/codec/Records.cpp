@@ -650,30 +650,6 @@ Status decodeRunResult(const json& message, BackendRun& run, const std::string& 
     return std::nullopt;
 }
 
-Result<json> checkSettings(const json& j, const std::string& origin) {
-    Reader r(j, origin);
-    json out = checkedSettingsAt(r);
-    if (auto err = r.error(kCorrupt))
-        return *err;
-    return out;
-}
-
-Result<json> checkWorkload(const json& j, const std::string& origin) {
-    Reader r(j, origin);
-    json out = checkedWorkloadAt(r);
-    if (auto err = r.error(kCorrupt))
-        return *err;
-    return out;
-}
-
-Result<json> checkSearch(const json& j, const std::string& origin) {
-    Reader r(j, origin);
-    json out = checkedSearchAt(r);
-    if (auto err = r.error(kCorrupt))
-        return *err;
-    return out;
-}
-
 Result<Report> decodeReport(const json& j) {
     if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
         j["format"].get<std::string>() != kReportFormatName)

@@ -39,11 +39,8 @@ Result<RunError> decodeRunError(const nlohmann::json& j, const std::string& orig
 // trace) lands in run.traceInfo. Nothing is changed when it fails.
 Status decodeRunResult(const nlohmann::json& message, BackendRun& run, const std::string& origin = {});
 
-// Run-wide settings, a workload echo and a search outcome are kept as JSON for the views, after
-// these checks: every member a view reads has its documented type (nulls of optional members
-// are dropped), so `value(key, fallback)` on them cannot throw.
-Result<nlohmann::json> checkSettings(const nlohmann::json& j, const std::string& origin = "settings");
-Result<nlohmann::json> checkWorkload(const nlohmann::json& j, const std::string& origin = "workload");
-Result<nlohmann::json> checkSearch(const nlohmann::json& j, const std::string& origin = "search");
+// Run-wide settings, a run's workload echo, options, trace_info and the search outcome stay JSON
+// for the views, after a shape check of every member a view reads (nulls of optional members
+// dropped), inside decodeReport / decodeBackendRun / decodeRunResult.
 
 } // namespace fusescope::codec

@@ -3,6 +3,7 @@
 #include "codec/Json.h"
 #include "codec/Reader.h"
 #include "codec/Records.h"
+#include "codec/Utf8.h"
 #include "trace/TraceChunkMerger.h"
 
 namespace fusescope {
@@ -11,9 +12,13 @@ using nlohmann::json;
 
 namespace {
 
+// The start of a line for a message: cut on a character boundary and made valid UTF-8, since
+// the line is whatever bytes arrived.
 std::string excerpt(const std::string& line) {
     constexpr size_t kMax = 80;
-    return line.size() <= kMax ? line : line.substr(0, kMax) + "...";
+    if (line.size() <= kMax)
+        return utf8::sanitize(line);
+    return utf8::sanitize(std::string_view(line).substr(0, utf8::boundaryAtOrBefore(line, kMax))) + "...";
 }
 
 } // namespace

@@ -140,6 +140,13 @@ TEST(Json, SyntaxErrorsSayTheByteAndTruncationIsNamed) {
     EXPECT_EQ(cut.error().code, "json_truncated");
 }
 
+TEST(Json, SyntaxErrorMessagesAreValidUtf8) {
+    // The parser quotes the byte it stopped at: the first byte of a U+FFFD here.
+    auto r = codec::parseJson("\xff\xfe not json");
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(utf8::isValid(r.error().message)) << r.error().message;
+}
+
 TEST(Json, InvalidUtf8IsReplacedAndCountedAndDumpNeverThrows) {
     auto r = codec::parseJson("{\"log\": \"bad \xff byte\"}");
     ASSERT_TRUE(r.ok());

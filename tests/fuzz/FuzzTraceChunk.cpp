@@ -6,6 +6,7 @@
 // Only the JSON parse is guarded. TraceChunkMerger::add is documented to throw
 // nlohmann::json::exception on a malformed chunk (WorkerStream reports it as a problem), so that
 // one exception type is its "rejected" answer; anything else escaping is a finding.
+#include "codec/Json.h"
 #include "trace/ChromeTraceExport.h"
 #include "trace/KernelStats.h"
 #include "trace/TimelineIndex.h"
@@ -43,18 +44,16 @@ void drawTimeline(const KernelTrace& trace) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    const json input = json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
-    if (input.is_discarded())
+    // The stream's own path: codec::parseJson, then the merger, which reports a malformed chunk
+    // as a Status and must never throw.
+    auto parsed = codec::parseJson(std::string_view(reinterpret_cast<const char*>(data), size));
+    if (!parsed)
         return 0;
+    const json& input = parsed.value().value;
 
     KernelTrace trace;
     TraceChunkMerger merger(trace);
-    const auto addChunk = [&](const json& chunk) {
-        try {
-            merger.add(chunk);
-        } catch (const json::exception&) {
-        }
-    };
+    const auto addChunk = [&](const json& chunk) { (void)merger.add(chunk); };
     if (input.is_array())
         for (const auto& chunk : input)
             addChunk(chunk);
@@ -66,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)trace.trackRange(track.id);
     drawTimeline(trace);
     (void)kernelStatsCsv(computeKernelStats(trace, KernelStatsOptions::forTrace(trace)));
-    (void)chromeTraceJson(trace, "fuzz").dump();
-    (void)json(trace).dump();
+    (void)codec::dumpJson(chromeTraceJson(trace, "fuzz"));
+    (void)codec::dumpJson(json(trace));
     return 0;
 }
