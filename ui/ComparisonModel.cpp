@@ -2,6 +2,7 @@
 
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
+#include "analysis/RunWarnings.h"
 #include "analysis/Summary.h"
 
 #include <QBrush>
@@ -109,13 +110,18 @@ QVariant ComparisonModel::display(const BackendRun& run, int column) const {
     switch (column) {
     case Backend:
         return q(run.name);
-    case Status:
-        // A note changes how to read the row (e.g. reduce-overhead on cpu had no CUDA graphs).
-        return run.notes.empty() ? q(toString(run.status))
-                                 : QString("%1 (%2 note%3)")
-                                       .arg(q(toString(run.status)))
-                                       .arg(run.notes.size())
-                                       .arg(run.notes.size() > 1 ? "s" : "");
+    case Status: {
+        // A note changes how to read the row (e.g. reduce-overhead on cpu had no CUDA graphs); a
+        // warning says the numbers are less trustworthy (machine_busy, high_variance).
+        QStringList counts;
+        const auto warnings = runWarnings(run).size();
+        if (!run.notes.empty())
+            counts << QString("%1 note%2").arg(run.notes.size()).arg(run.notes.size() > 1 ? "s" : "");
+        if (warnings > 0)
+            counts << QString("%1 warning%2").arg(warnings).arg(warnings > 1 ? "s" : "");
+        return counts.isEmpty() ? q(toString(run.status))
+                                : QString("%1 (%2)").arg(q(toString(run.status)), counts.join(", "));
+    }
     case CompileSeconds:
         return q(format::seconds(run.compileSeconds));
     case MedianMs:
@@ -175,6 +181,8 @@ QVariant ComparisonModel::toolTip(const BackendRun& run, int column) const {
         QStringList lines;
         for (const auto& note : run.notes)
             lines << q("note: " + note);
+        for (const auto& w : runWarnings(run))
+            lines << q("warning [" + w.code + "]: " + w.message);
         return lines.isEmpty() ? QVariant() : QVariant(lines.join('\n'));
     }
     case Backend: {

@@ -13,6 +13,7 @@
 #include "WidgetExport.h"
 #include "WorkloadOptions.h"
 #include "analysis/Format.h"
+#include "analysis/RunWarnings.h"
 #include "capture/CompileOptions.h"
 #include "files/PathChecks.h"
 #include "report/ReportFile.h"
@@ -42,6 +43,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -258,6 +260,9 @@ void MainWindow::showRunSettingsOf(const Report& report) {
     if (!names.isEmpty())
         setBackends(names);
     m_fullgraph->setChecked(options.value("fullgraph", false));
+    const auto placement = report.settings.value("placement", nlohmann::json::object());
+    const auto threads = placement.value("threads", nlohmann::json());
+    m_threads->setValue(threads.is_number_integer() ? threads.get<int>() : 0); // 0: auto
     const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
     m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
     m_inductorConfig->setText(q(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
@@ -465,6 +470,12 @@ void MainWindow::buildLayout() {
     form->addRow(tr("dynamic"), m_dynamic);
     form->addRow(tr("Inductor"), m_inductorConfig);
     form->addRow(m_trace);
+    m_threads = new QSpinBox;
+    m_threads->setRange(0, 1024);
+    m_threads->setSpecialValueText(tr("auto"));
+    m_threads->setToolTip(tr("torch intra-op threads in the worker (--threads). auto: one CPU fewer than the "
+                             "worker may use, so a busy core never leaves a thread spin-waiting"));
+    form->addRow(tr("Threads"), m_threads);
     m_workload = new WorkloadOptions;
     form->addRow(m_workload);
     backendLayout->addWidget(options);
@@ -760,6 +771,8 @@ Result<RunRequest> MainWindow::baseRequest() const {
     RunRequest base;
     base.model = m_modelCombo->currentText().trimmed().toStdString();
     base.captureTrace = m_trace->isChecked();
+    if (m_threads->value() > 0)
+        base.placement.threads = m_threads->value();
     base.options["fullgraph"] = m_fullgraph->isChecked();
     const QString dynamic = m_dynamic->currentText();
     base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
@@ -874,6 +887,18 @@ void MainWindow::showDetails() {
         text += QString("\nerror [%1]: %2\n").arg(q(run.error->code), q(run.error->message));
     for (const auto& note : run.notes)
         text += QString("\nnote: %1\n").arg(q(note));
+    for (const auto& w : runWarnings(run))
+        text += QString("\nwarning [%1]: %2\n").arg(q(w.code), q(w.message));
+    if (run.placement) {
+        QStringList cpus;
+        for (int cpu : run.placement->affinity)
+            cpus << QString::number(cpu);
+        text += QString("\nthreads: %1%2, CPUs %3%4\n")
+                    .arg(run.placement->threads)
+                    .arg(run.placement->threadsRequested ? "" : " (default)")
+                    .arg(cpus.join(','))
+                    .arg(run.placement->pin.empty() ? "" : " (pinned)");
+    }
     if (run.accuracy)
         text += QString("\naccuracy: max abs %1, max rel %2, cosine %3, rule %4 at %5: %6\n")
                     .arg(run.accuracy->maxAbs)

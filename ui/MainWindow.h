@@ -16,6 +16,7 @@ class QListWidgetItem;
 class QPlainTextEdit;
 class QProgressBar;
 class QSortFilterProxyModel;
+class QSpinBox;
 class QTableView;
 class QAction;
 class QMenu;
@@ -128,6 +129,7 @@ private:
     QComboBox* m_dynamic = nullptr;
     QLineEdit* m_inductorConfig = nullptr;
     QCheckBox* m_trace = nullptr;
+    QSpinBox* m_threads = nullptr; // 0 shows "auto": the worker's default (docs/measurement.md)
     QTableView* m_table = nullptr;
     QTabWidget* m_tabs = nullptr;
     GraphPanel* m_graphs = nullptr;

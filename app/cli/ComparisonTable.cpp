@@ -3,6 +3,7 @@
 
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
+#include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 #include "analysis/Summary.h"
 
@@ -61,6 +62,44 @@ std::string workloadText(const nlohmann::json& workload) {
     if (mode == "inference" && precision == "fp32")
         return {};
     return mode + (precision == "fp32" ? std::string() : ", " + precision + " autocast");
+}
+
+std::string cpuText(const std::vector<int>& cpus) {
+    std::string out;
+    for (size_t i = 0; i < cpus.size(); ++i) {
+        size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+        if (j > i)
+            out += "-" + std::to_string(cpus[j]);
+        i = j;
+    }
+    return out;
+}
+
+// "1 thread on CPUs 0-1" from the first run the worker echoed its placement for; every run of
+// a comparison gets the same request, so a run that differs is named.
+std::string placementText(const Report& report) {
+    const RunPlacement* first = nullptr;
+    std::string differs;
+    for (const auto& run : report.backends) {
+        if (!run.placement)
+            continue;
+        if (!first)
+            first = &*run.placement;
+        else if (run.placement->threads != first->threads || run.placement->affinity != first->affinity)
+            differs += (differs.empty() ? "" : ", ") + run.name;
+    }
+    if (!first)
+        return {};
+    std::string text = std::to_string(first->threads) + (first->threads == 1 ? " thread" : " threads") +
+                       (first->threadsRequested ? "" : " (default)") + " on CPU" +
+                       (first->affinity.size() == 1 ? " " : "s ") + cpuText(first->affinity) +
+                       (first->pin.empty() ? "" : " (pinned)");
+    if (!differs.empty())
+        text += "; other placement for " + differs;
+    return text;
 }
 
 void breaksSection(std::ostringstream& out, const Report& report) {
@@ -186,6 +225,8 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
         << report.device << ", torch " << report.environment.torch;
     if (const auto w = workloadText(report.settings.value("workload", nlohmann::json())); !w.empty())
         out << ", " << w;
+    if (const auto p = placementText(report); !p.empty())
+        out << ", " << p;
     out << "\n";
     for (size_t r = 0; r < rows.size(); ++r) {
         for (size_t c = 0; c < rows[r].size(); ++c) {
@@ -207,6 +248,9 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     for (const auto& run : report.backends)
         for (const auto& note : run.notes)
             out << "note: " << note << "\n";
+    for (const auto& run : report.backends)
+        for (const auto& w : runWarnings(run))
+            out << "warning: " << run.name << ": [" << w.code << "] " << w.message << "\n";
     trainingSection(out, report);
     breaksSection(out, report);
     shapesSection(out, report);

@@ -1,9 +1,12 @@
 #include "OptionChecks.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <sstream>
+#include <thread>
 
 namespace fusescope::cli {
 
@@ -79,6 +82,54 @@ CLI::Validator countIn(long long min, long long max) {
             return {};
         },
         range);
+}
+
+std::optional<std::vector<int>> parseCpuList(const std::string& text, int cpuCount, std::string* why) {
+    const std::string range = cpuCount > 1 ? "0 to " + std::to_string(cpuCount - 1) : "0";
+    auto fail = [&](const std::string& what) -> std::optional<std::vector<int>> {
+        if (why)
+            *why = shown(text) + " " + what + "; expected CPUs from " + range + " like 0, 0-1 or 0,2";
+        return std::nullopt;
+    };
+    // One CPU number: digits only, at most 6 of them (no machine has a million CPUs).
+    auto number = [](const std::string& s) -> std::optional<int> {
+        if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+            return std::nullopt;
+        return std::stoi(s);
+    };
+    std::set<int> cpus;
+    std::stringstream items(text);
+    std::string item;
+    if (text.empty() || text.back() == ',')
+        return fail("is not a CPU list");
+    while (std::getline(items, item, ',')) {
+        const auto dash = item.find('-');
+        auto first = number(item.substr(0, dash));
+        auto last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+        if (!first || !last || *last < *first)
+            return fail("is not a CPU list");
+        for (int cpu = *first; cpu <= *last; ++cpu) {
+            if (cpu >= cpuCount)
+                return fail("names CPU " + std::to_string(cpu) + ", which this machine does not have");
+            if (!cpus.insert(cpu).second)
+                return fail("names CPU " + std::to_string(cpu) + " twice");
+        }
+    }
+    return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+int onlineCpus() {
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+CLI::Validator cpuListOf(int cpuCount) {
+    const int count = cpuCount > 0 ? cpuCount : onlineCpus();
+    return CLI::Validator(
+        [=](std::string& input) -> std::string {
+            std::string why;
+            return parseCpuList(input, count, &why) ? std::string() : why;
+        },
+        "CPUS");
 }
 
 } // namespace fusescope::cli

@@ -21,6 +21,7 @@ namespace {
 constexpr double kWeekSeconds = 7 * 24 * 3600;
 constexpr long long kMaxRuns = 10'000'000;
 constexpr long long kMaxWarmup = 1'000'000;
+constexpr long long kMaxThreads = 1024;
 
 // Requests and reports carry every argument as JSON text, which must be UTF-8: the first
 // argument of `command` that is not, as "--option: 'escaped' ...".
@@ -134,6 +135,17 @@ int main(int argc, char** argv) {
         ->check(secondsIn(0, kWeekSeconds, true))
         ->type_name("SECONDS")
         ->capture_default_str();
+    std::string threads = "auto";
+    cmp->add_option("--threads", threads,
+                    "torch intra-op threads in the worker: auto (one CPU fewer than the worker may use, all "
+                    "pinned ones with --pin) or N (docs/measurement.md)")
+        ->check(CLI::IsMember({"auto"}) | countIn(1, kMaxThreads))
+        ->type_name("N|auto")
+        ->capture_default_str();
+    std::string pin;
+    cmp->add_option("--pin", pin, "CPUs the worker may run on, e.g. 0, 0-1 or 0,2 (default: all it inherits)")
+        ->check(cpuListOf())
+        ->type_name("CPUS");
     cmp->add_flag("--warm-cache", compare.base.warmCache,
                   "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
     cmp->add_flag("--no-stages{false}", compare.base.captureStages, "Skip IR stage capture");
@@ -239,6 +251,10 @@ int main(int argc, char** argv) {
             }
         }
         compare.base.model = compare.model;
+        if (threads != "auto")
+            compare.base.placement.threads = std::stoi(threads); // checked by countIn above
+        if (!pin.empty())
+            compare.base.placement.pin = parseCpuList(pin, onlineCpus()).value_or(std::vector<int>{});
         if (!mode.empty())
             compare.base.options["mode"] = mode;
         compare.base.options["fullgraph"] = fullgraph;

@@ -1,4 +1,5 @@
 #include "Recommendation.h"
+#include "RunWarnings.h"
 
 #include "Format.h"
 #include "LatencyStats.h"
@@ -152,6 +153,20 @@ std::string joinNames(const std::vector<std::string>& names) {
     return out;
 }
 
+// Appended to the verdict when a timing it ranks on was taken while the machine was busy.
+std::string busyMachineSentence(const Recommendation& rec, const Report& report) {
+    if (rec.goal == Goal::Memory)
+        return {};
+    std::vector<std::string> busy;
+    for (const auto& r : rec.ranked)
+        if (const auto* run = report.findBackend(r.backend); run && sampledOnBusyMachine(*run))
+            busy.push_back(r.backend);
+    if (busy.empty())
+        return {};
+    return " This verdict rests on samples taken on a busy machine (machine_busy for " + joinNames(busy) +
+           "): rerun on a quiet machine before relying on it.";
+}
+
 std::string verdictFor(const Recommendation& rec, const Report& report, const RecommendOptions& options) {
     const std::string goal = toString(rec.goal);
     if (rec.ranked.empty()) {
@@ -249,6 +264,7 @@ Recommendation recommend(const Report& report, Goal goal, const RecommendOptions
             rec.winners.push_back(r.backend);
     }
     rec.verdict = verdictFor(rec, report, options);
+    rec.verdict += busyMachineSentence(rec, report);
     return rec;
 }
 

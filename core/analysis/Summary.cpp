@@ -1,6 +1,7 @@
 #include "Summary.h"
 
 #include "LatencyStats.h"
+#include "RunWarnings.h"
 #include "Speedup.h"
 #include "trace/KernelLinks.h"
 
@@ -191,6 +192,8 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);
         b["break_reasons"] = run.breakReasons;
         b["notes"] = run.notes;
+        b["warnings"] = runWarnings(run); // stored and derived (RunWarnings.h)
+        b["placement"] = run.placement ? json(*run.placement) : json(nullptr);
         b["recompiles"] = run.recompiles >= 0 ? json(run.recompiles) : json(nullptr);
         b["workload"] = run.workload;
         b["training"] = trainingSummary(run);

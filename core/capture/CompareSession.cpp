@@ -41,7 +41,8 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
                            {"max_time_s", base.measure.maxTimeSeconds}}},
                          {"timeout_s", base.timeoutSeconds},
                          {"cache", base.warmCache ? "warm" : "cold"},
-                         {"options", base.options}};
+                         {"options", base.options},
+                         {"placement", base.placement.toProtocol()}};
     if (!base.workload.isDefault())
         m_report.settings["workload"] = base.workload.toProtocol();
     m_search.reset();

@@ -2,6 +2,11 @@
 
 namespace fusescope {
 
+nlohmann::json Placement::toProtocol() const {
+    return {{"threads", threads ? nlohmann::json(*threads) : nlohmann::json(nullptr)},
+            {"pin", pin.empty() ? nlohmann::json(nullptr) : nlohmann::json(pin)}};
+}
+
 nlohmann::json RunRequest::toProtocol(const std::string& id) const {
     nlohmann::json opts = options.is_object() ? options : nlohmann::json::object();
     opts["cache"] = warmCache ? "warm" : "cold";
@@ -18,6 +23,7 @@ nlohmann::json RunRequest::toProtocol(const std::string& id) const {
               {"max_runs", measure.maxRuns},
               {"max_time_s", measure.maxTimeSeconds}}},
             {"capture", {{"stages", captureStages}, {"code", captureCode}, {"trace", captureTrace}}},
+            {"placement", placement.toProtocol()},
             {"inputs", inputs},
             {"workload", workload.toProtocol()}};
 }

@@ -3,7 +3,9 @@
 #include "Workload.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace fusescope {
 
@@ -16,6 +18,15 @@ struct MeasureSettings {
     double maxTimeSeconds = 30.0;
 };
 
+// Where the worker runs (docs/measurement.md, "Threads and placement"): torch's intra-op threads
+// (unset: the worker's default, one CPU fewer than it may use) and the CPUs it may run on
+// (empty: all it inherits).
+struct Placement {
+    std::optional<int> threads;
+    std::vector<int> pin;
+    nlohmann::json toProtocol() const;
+};
+
 // One backend on one model: what the C++ side asks a backend family to do.
 struct RunRequest {
     std::string model;   // demo:transformer, /path/model.py, /path/model.pt
@@ -24,6 +35,7 @@ struct RunRequest {
     nlohmann::json options = nlohmann::json::object(); // mode, fullgraph, dynamic, inductor{}
     nlohmann::json inputs;                             // input spec for TorchScript files, or null
     MeasureSettings measure;
+    Placement placement;
     Workload workload; // training, precision, shape list, per-submodule backends
     bool captureStages = true;
     bool captureCode = true;

@@ -121,6 +121,10 @@ json checkedSettingsAt(const Reader& s) {
             checkNumberMember(*measure, key);
     checkNumberMember(s, "timeout_s");
     checkStringMember(s, "cache");
+    if (auto placement = s.object("placement")) { // reports before --threads have none
+        checkNumberMember(*placement, "threads");
+        (void)placement->numbers("pin");
+    }
     json out = withoutNulls(s.value());
     if (s.has("options"))
         out["options"] = checkedOptionsAt(s.child("options", s.value()["options"]));
@@ -504,6 +508,37 @@ void readResultFields(const Reader& r, BackendRun& run) {
     }
     for (auto& note : r.strings("notes"))
         run.notes.push_back(std::move(note));
+    if (r.has("warnings")) { // reports written before the machine check have none
+        std::vector<RunWarning> warnings;
+        r.each("warnings", [&](const Reader& w) {
+            if (!w.expectObject())
+                return;
+            if (!w.has("code"))
+                w.fail("a warning needs a \"code\"");
+            warnings.push_back({w.str("code"), w.str("message")});
+        });
+        run.warnings = std::move(warnings);
+    }
+    if (auto p = r.object("placement")) {
+        RunPlacement placement;
+        placement.threads = boundedInt(*p, "threads", 0, 0);
+        if (p->has("threads_requested") && !p->value()["threads_requested"].is_null())
+            placement.threadsRequested = boundedInt(*p, "threads_requested", 0, 1);
+        const auto cpuList = [&](const char* key) {
+            std::vector<int> cpus;
+            for (double cpu : p->numbers(key)) {
+                if (!(cpu >= 0 && cpu < (1 << 20)) || cpu != static_cast<double>(static_cast<int>(cpu))) {
+                    p->failAt(key, "expected CPU numbers (integers >= 0)");
+                    return std::vector<int>{};
+                }
+                cpus.push_back(static_cast<int>(cpu));
+            }
+            return cpus;
+        };
+        placement.affinity = cpuList("affinity");
+        placement.pin = cpuList("pin");
+        run.placement = std::move(placement);
+    }
     if (r.has("workload"))
         run.workload = checkedWorkloadAt(r.child("workload", r.value()["workload"]));
     if (auto t = r.object("training")) {

@@ -115,6 +115,17 @@ void to_json(json& j, const AssignedPart& p) {
          {"compile_s", orNull(p.compileSeconds)}};
 }
 
+void to_json(json& j, const RunWarning& w) {
+    j = {{"code", w.code}, {"message", w.message}};
+}
+
+void to_json(json& j, const RunPlacement& p) {
+    j = {{"threads", p.threads},
+         {"threads_requested", orNull(p.threadsRequested)},
+         {"affinity", p.affinity},
+         {"pin", p.pin.empty() ? json(nullptr) : json(p.pin)}};
+}
+
 void to_json(json& j, const BackendRun& r) {
     j = {{"name", r.name}, {"family", r.family}, {"status", toString(r.status)}};
     if (r.error)
@@ -138,6 +149,8 @@ void to_json(json& j, const BackendRun& r) {
     j["recompiles"] = r.recompiles;
     j["break_reasons"] = r.breakReasons;
     j["notes"] = r.notes;
+    j["warnings"] = r.warnings;
+    j["placement"] = r.placement ? json(*r.placement) : json(nullptr);
     j["stages"] = r.stages;
     json code = json::array();
     for (const auto& c : r.code)

@@ -113,6 +113,22 @@ struct AssignedPart {
     std::optional<double> compileSeconds;
 };
 
+// Something that makes a run's numbers less trustworthy (docs/measurement.md, "Warnings"), e.g.
+// machine_busy: the worker saw other processes keep a core busy while samples were taken.
+struct RunWarning {
+    std::string code;
+    std::string message;
+    bool operator==(const RunWarning&) const = default;
+};
+
+// Threads and CPUs in effect in the worker while it ran (result `placement`).
+struct RunPlacement {
+    int threads = 0;                     // torch.get_num_threads()
+    std::optional<int> threadsRequested; // --threads, or nullopt for the worker's default
+    std::vector<int> affinity;           // os.sched_getaffinity
+    std::vector<int> pin;                // --pin, or empty
+};
+
 // Generated source a backend produced (Inductor's output_code.py, a TVM module...).
 struct CodeArtifact {
     std::string name;
@@ -149,6 +165,10 @@ struct BackendRun {
     std::vector<GraphBreak> breakReasons;
     // What a reader needs to read the numbers right, e.g. reduce-overhead on cpu used no CUDA graphs.
     std::vector<std::string> notes;
+    // Stored warnings from the worker's machine check; derived ones (high_variance) are computed
+    // in analysis/RunWarnings.h, so a report never disagrees with its own samples.
+    std::vector<RunWarning> warnings;
+    std::optional<RunPlacement> placement;
 
     std::vector<StageGraph> stages;
     std::vector<CodeArtifact> code;
@@ -180,5 +200,7 @@ void to_json(nlohmann::json& j, const GraphBreak& item);
 void to_json(nlohmann::json& j, const TrainingResult& training);
 void to_json(nlohmann::json& j, const ShapeStudy& study);
 void to_json(nlohmann::json& j, const AssignedPart& part);
+void to_json(nlohmann::json& j, const RunWarning& warning);
+void to_json(nlohmann::json& j, const RunPlacement& placement);
 
 } // namespace fusescope

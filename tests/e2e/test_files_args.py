@@ -301,6 +301,15 @@ def test_compare_numeric_options_accept_their_range(cli):
     assert "604800" in r.stdout, r
 
 
+@pytest.mark.parametrize("option,value,words", [
+    ("--threads", "0", "out of range"), ("--threads", "1025", "out of range"), ("--threads", "1.5", "whole"),
+    ("--threads", "two", "whole"), ("--pin", "", "not a CPU list"), ("--pin", "1-0", "not a CPU list"),
+    ("--pin", "0,0", "twice"), ("--pin", "a", "not a CPU list"), ("--pin", "0,", "not a CPU list"),
+    ("--pin", str(os.cpu_count()), "does not have"), ("--pin", "0-99999", "does not have")])
+def test_threads_and_pin_are_validated(cli, option, value, words):
+    refused(cli("compare", "demo:mlp", *NOTHING, option, value), option, words)
+
+
 def test_show_and_export_numeric_options_are_validated(cli, tmp_path):
     refused(cli("show", tmp_path / "r.fscope", "--compile-budget", "nan"), "--compile-budget")
     refused(cli("export", tmp_path / "r.fscope", "--backend", "x", "--out", tmp_path / "x.png", "--scale", "nan"),

@@ -39,9 +39,10 @@ def timed_call(fn, sync) -> float:
     return (time.perf_counter_ns() - start) / 1e6
 
 
-def interleaved(eager, compiled, settings: dict, sync, channel, on_progress) -> dict:
+def interleaved(eager, compiled, settings: dict, sync, channel, on_progress, watch=None) -> dict:
     """Warm up both, then time eager/compiled pairs until both min_runs and min_time_s are
-    reached, or max_runs or max_time_s is. Returns counts per series."""
+    reached, or max_runs or max_time_s is. Returns counts per series. `watch`
+    (machine_probe.MachineWatch) is started after the warm-up and stopped after the last sample."""
     for _ in range(settings["warmup"]):
         eager()
         compiled()
@@ -49,6 +50,8 @@ def interleaved(eager, compiled, settings: dict, sync, channel, on_progress) -> 
     streams = {"eager": SampleStream(channel, "eager"), "compiled": SampleStream(channel, "compiled")}
     min_runs, max_runs = settings["min_runs"], max(settings["max_runs"], 1)
     min_time, max_time = settings["min_time_s"], settings["max_time_s"]
+    if watch is not None:
+        watch.start()
     start = time.perf_counter()
     runs, reported = 0, 0.0
     while True:
@@ -63,6 +66,8 @@ def interleaved(eager, compiled, settings: dict, sync, channel, on_progress) -> 
         if done - reported >= 0.1:
             reported = done
             on_progress(min(done, 1.0), f"{runs} runs per series in {elapsed:.1f} s")
+    if watch is not None:
+        watch.stop()
     for stream in streams.values():
         stream.flush()
     return {"eager": streams["eager"].count, "compiled": streams["compiled"].count,

@@ -1,5 +1,6 @@
 """Parsing and checking of request lines (docs/protocol.md, "Requests")."""
 import json
+import os
 from dataclasses import dataclass, field
 
 from .errors import BAD_REQUEST, WorkerError
@@ -8,6 +9,8 @@ DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
 DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
 DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
+DEFAULT_PLACEMENT = {"threads": None, "pin": None}  # placement.py
+MAX_THREADS = 1024
 WORKLOAD_MODES = ("inference", "training")
 WORKLOAD_PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -23,6 +26,7 @@ class RunRequest:
     capture: dict = field(default_factory=lambda: dict(DEFAULT_CAPTURE))
     inputs: list | None = None
     workload: dict = field(default_factory=lambda: dict(DEFAULT_WORKLOAD))
+    placement: dict = field(default_factory=lambda: dict(DEFAULT_PLACEMENT))
 
 
 def _bad(message: str) -> WorkerError:
@@ -63,6 +67,26 @@ def _number(section: dict, prefix: str, name: str, integer: bool) -> None:
         raise _bad(f"request field '{prefix}.{name}' must be {kind}")
 
 
+def _placement(request: dict) -> dict:
+    """placement.threads: null or 1..1024; placement.pin: null or a list of distinct CPU numbers
+    below os.cpu_count() (docs/protocol.md)."""
+    placement = _merged(request, "placement", DEFAULT_PLACEMENT)
+    threads = placement["threads"]
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise _bad(f"request field 'placement.threads' must be null or an integer from 1 to {MAX_THREADS}")
+    pin = placement["pin"]
+    if pin is not None:
+        count = os.cpu_count() or 1
+        if not isinstance(pin, list) or not pin or any(
+                isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < count for c in pin) \
+                or len(set(pin)) != len(pin):
+            raise _bad(f"request field 'placement.pin' must be null or a non-empty list of distinct CPU numbers "
+                       f"from 0 to {count - 1}")
+        placement["pin"] = sorted(pin)
+    return placement
+
+
 def parse_run(request: dict) -> RunRequest:
     run = RunRequest(id=_string(request, "id"), model=_string(request, "model"),
                      backend=_string(request, "backend"))
@@ -75,6 +99,7 @@ def parse_run(request: dict) -> RunRequest:
         _number(run.measure, "measure", name, integer=True)
     for name in ("min_time_s", "max_time_s"):
         _number(run.measure, "measure", name, integer=False)
+    run.placement = _placement(request)
     run.options = _merged(request, "options", DEFAULT_OPTIONS)
     if run.options["mode"] is not None and not isinstance(run.options["mode"], str):
         raise _bad("request field 'options.mode' must be a string or null")

@@ -5,7 +5,8 @@ import time
 
 import torch
 
-from . import accuracy, backends, devices, measure, memory, mixed, modules, notes, reference, shapes
+from . import accuracy, backends, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
+from .machine_probe import MachineWatch
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
@@ -40,7 +41,8 @@ class Run:
                        "options": request.options,
                        "workload": getattr(request, "workload", None), "training": None,
                        "shapes": None, "assign": None, "parts": None,  # shapes.py, mixed.py
-                       "notes": []}  # notes.py
+                       "notes": [],  # notes.py
+                       "placement": None, "warnings": []}  # placement.py; machine_check.py
 
     def progress(self, phase: str, within: float, message: str) -> None:
         start, end = PHASES[phase]
@@ -156,8 +158,10 @@ class Run:
         what_compiled = f"{self.request.model} compiled with {self.backend}"
         eager = lambda: self._call(lambda: self.loaded(), MODEL_FAILED, what_eager)  # noqa: E731
         fast = lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED, what_compiled)  # noqa: E731
+        watch = MachineWatch()
         self.result["runs"] = measure.interleaved(eager, fast, settings, sync, self.channel,
-                                                  lambda f, m: self.progress("measure", f, m))
+                                                  lambda f, m: self.progress("measure", f, m), watch)
+        self.result["warnings"] += watch.warnings()
 
     def measure_memory(self, compiled, device: torch.device) -> None:
         self.progress("memory", 0.0, "peak memory of one eager call")
@@ -205,6 +209,8 @@ class Run:
         """Run and send the result; the error code when the run failed."""
         try:
             with contextlib.ExitStack() as stack, torch.no_grad():
+                # First: CPU affinity and threads, before the model loads (placement.py).
+                self.result["placement"] = placement.apply(getattr(self.request, "placement", None) or {})
                 if self.request.options.get("cache") == "warm":
                     self.scratch.use_warm_cache()
                 self.result["cache"] = self.scratch.cache

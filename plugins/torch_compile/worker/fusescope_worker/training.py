@@ -31,6 +31,7 @@ from torch.utils import _pytree as pytree
 from . import accuracy, measure, memory, precision, reference
 from .capture.backend_wrapper import CapturingBackend
 from .capture.backward import TrainingCaptureSession, lazy_compile_scope
+from .machine_probe import MachineWatch
 from .errors import (BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED,
                      WorkerError, describe)
 from .run import PHASES, Run
@@ -359,8 +360,10 @@ class TrainingRun(Run):
     def measure_latency(self, compiled, sync) -> None:
         settings = self.request.measure
         self.progress("measure", 0.0, f"warm-up {settings['warmup']} + interleaved training steps")
+        watch = MachineWatch()
         self.result["runs"] = measure.interleaved(self._eager_step, self._compiled_step, settings, sync,
-                                                  self.channel, lambda f, m: self.progress("measure", f, m))
+                                                  self.channel, lambda f, m: self.progress("measure", f, m), watch)
+        self.result["warnings"] += watch.warnings()
 
     def measure_memory(self, compiled, device: torch.device) -> None:
         self.progress("memory", 0.0, "peak memory of one eager training step")

@@ -1,0 +1,107 @@
+// Warnings (docs/measurement.md, "Warnings"): the worker's stored ones round-trip through a report;
+// high_variance is derived from the samples and never stored; the recommendation names busy runs.
+#include "analysis/RunWarnings.h"
+
+#include "TestData.h"
+#include "analysis/Recommendation.h"
+#include "analysis/Summary.h"
+#include "codec/Records.h"
+#include "report/ReportFile.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace fusescope;
+namespace fs = std::filesystem;
+
+namespace {
+
+const RunWarning kBusy{"machine_busy",
+                       "other processes used 0.93 of 2 cores while eager/compiled samples were "
+                       "taken; timings are distorted (docs/measurement.md)"};
+
+Report busyReport() {
+    Report r = testdata::sampleReport();
+    r.backends[0].warnings = {kBusy,
+                              {"cpu_governor", "CPU frequency governor is powersave, not performance"}};
+    r.backends[0].placement = RunPlacement{1, std::nullopt, {0, 1}, {}};
+    return r;
+}
+
+std::vector<std::string> codes(const std::vector<RunWarning>& warnings) {
+    std::vector<std::string> out;
+    for (const auto& w : warnings)
+        out.push_back(w.code);
+    return out;
+}
+
+} // namespace
+
+TEST(RunWarningsTest, StoredWarningsAndPlacementRoundTripThroughAReportFile) {
+    const fs::path path =
+        fs::temp_directory_path() / ("fscope-warnings-" + std::to_string(::getpid()) + ".fscope");
+    ASSERT_FALSE(writeReport(busyReport(), path.string()).has_value());
+    auto back = readReport(path.string());
+    fs::remove(path);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    const auto& run = back.value().backends[0];
+    EXPECT_EQ(run.warnings, busyReport().backends[0].warnings);
+    ASSERT_TRUE(run.placement.has_value());
+    EXPECT_EQ(run.placement->threads, 1);
+    EXPECT_FALSE(run.placement->threadsRequested.has_value());
+    EXPECT_EQ(run.placement->affinity, (std::vector<int>{0, 1}));
+    EXPECT_TRUE(back.value().backends[1].warnings.empty());
+}
+
+TEST(RunWarningsTest, AReportWithoutWarningsStillLoads) {
+    nlohmann::json j = busyReport();
+    for (auto& b : j["backends"]) {
+        b.erase("warnings");
+        b.erase("placement");
+    }
+    auto back = codec::decodeReport(j);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_TRUE(back.value().backends[0].warnings.empty());
+    EXPECT_FALSE(back.value().backends[0].placement.has_value());
+}
+
+TEST(RunWarningsTest, AWarningWithoutACodeIsRefusedWithItsPath) {
+    nlohmann::json j = busyReport();
+    j["backends"][0]["warnings"] = {{{"message", "no code"}}};
+    auto back = codec::decodeReport(j);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("warnings[0]"), std::string::npos) << back.error().message;
+}
+
+TEST(RunWarningsTest, HighVarianceIsDerivedFromTheSamplesNotStored) {
+    BackendRun run;
+    run.eagerSamplesMs = {10.0, 10.1, 10.2, 10.3, 10.4};    // IQR 0.2 of a 10.2 median: 2 %
+    run.compiledSamplesMs = {10.0, 11.0, 12.0, 13.0, 14.0}; // IQR 2 of a 12 median: 17 %
+    const auto derived = derivedWarnings(run);
+    ASSERT_EQ(codes(derived), std::vector<std::string>{"high_variance"});
+    EXPECT_NE(derived[0].message.find("compiled samples vary: IQR 2.000 ms is 17 % of the 12.000 ms median"),
+              std::string::npos)
+        << derived[0].message;
+    run.warnings = {kBusy};
+    EXPECT_EQ(codes(runWarnings(run)), (std::vector<std::string>{"machine_busy", "high_variance"}));
+    // Saved: only the stored one; summarised: both.
+    const nlohmann::json saved = run;
+    EXPECT_EQ(saved["warnings"].size(), 1u);
+    Report report;
+    report.backends = {run};
+    const auto summary = summaryJson(report);
+    EXPECT_EQ(summary["backends"][0]["warnings"].size(), 2u);
+    EXPECT_EQ(summary["backends"][0]["warnings"][1]["code"], "high_variance");
+    // Too few samples to call it variance.
+    run.compiledSamplesMs = {10.0, 14.0, 12.0};
+    EXPECT_TRUE(derivedWarnings(run).empty());
+}
+
+TEST(RunWarningsTest, TheVerdictSaysWhenItRestsOnABusyMachine) {
+    Report report = busyReport();
+    const auto rec = recommend(report, Goal::Latency);
+    EXPECT_NE(rec.verdict.find("busy machine (machine_busy for inductor)"), std::string::npos) << rec.verdict;
+    report.backends[0].warnings.clear();
+    EXPECT_EQ(recommend(report, Goal::Latency).verdict.find("busy machine"), std::string::npos);
+}
