@@ -67,6 +67,20 @@ private slots:
             model.index(1, ComparisonModel::Status).data(Qt::ToolTipRole).toString().contains("apache-tvm"));
     }
 
+    void warningsShowInTheStatusAndItsTip() {
+        Report report = testdata::sampleReport();
+        report.backends[0].notes = {"a note"};
+        report.backends[0].warnings = {{"machine_busy", "other processes used 0.93 of 2 cores"}};
+        report.backends[0].compiledSamplesMs = {1.0, 1.2, 1.4, 1.6, 1.8}; // IQR 0.4 of 1.4: high_variance
+        ComparisonModel model;
+        model.setReport(&report);
+        const auto status = model.index(0, ComparisonModel::Status);
+        QCOMPARE(status.data().toString(), QString("ok (1 note, 2 warnings)"));
+        const QString tip = status.data(Qt::ToolTipRole).toString();
+        QVERIFY(tip.contains("warning [machine_busy]: other processes used 0.93 of 2 cores"));
+        QVERIFY(tip.contains("warning [high_variance]: compiled samples vary"));
+    }
+
     void windowOpensAReportAndRefusesABadOne() {
         QTemporaryDir dir;
         const QString good = dir.filePath("good.fscope");
