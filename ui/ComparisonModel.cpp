@@ -25,11 +25,24 @@ bool gradientsFailed(const BackendRun& run) {
 }
 
 QString accuracyLine(const char* what, const fusescope::Accuracy& a) {
-    return QString("%1: max abs %2, max rel %3, cosine %4 at %5 (tolerance %6): %7")
-        .arg(what, q(format::scientific(a.maxAbs)), q(format::scientific(a.maxRel)))
-        .arg(a.cosine, 0, 'f', 6)
-        .arg(a.precision.empty() ? QString("fp32") : q(a.precision), q(format::scientific(a.tolerance)),
-             a.pass ? "pass" : "FAIL");
+    QString line = QString("%1: max abs %2, max rel %3, cosine %4 at %5 (tolerance %6): %7")
+                       .arg(what, q(format::scientific(a.maxAbs)), q(format::scientific(a.maxRel)))
+                       .arg(a.cosine, 0, 'f', 6)
+                       .arg(a.precision.empty() ? QString("fp32") : q(a.precision),
+                            q(format::scientific(a.tolerance)), a.pass ? "pass" : "FAIL");
+    if (!a.pass)
+        line += QString(" [%1]").arg(q(accuracyStatus(a)));
+    if (!a.reason.empty())
+        line += QString(": %1").arg(q(a.reason));
+    return line;
+}
+
+// The status itself where a max abs would say nothing (non-finite outputs, eager disagreeing with itself).
+QString accuracyCell(const fusescope::Accuracy& a) {
+    const std::string status = accuracyStatus(a);
+    if (status != "pass" && status != "fail_accuracy")
+        return q(status);
+    return q(format::scientific(a.maxAbs)) + (a.pass ? " pass" : " FAIL");
 }
 
 } // namespace
@@ -135,8 +148,7 @@ QVariant ComparisonModel::display(const BackendRun& run, int column) const {
     case Accuracy:
         if (!run.accuracy)
             return QStringLiteral("-");
-        return q(format::scientific(run.accuracy->maxAbs)) + (run.accuracy->pass ? " pass" : " FAIL") +
-               (gradientsFailed(run) ? " grad FAIL" : "");
+        return accuracyCell(*run.accuracy) + (gradientsFailed(run) ? " grad FAIL" : "");
     case Graphs:
         return q(format::count(nonNegative(run.graphs)));
     case GraphBreaks:

@@ -57,8 +57,9 @@ namespace fusescope {
 namespace {
 
 const QStringList kDefaultBackends = {"eager", "aot_eager", "inductor"};
-const QStringList kModelChoices = {"demo:mlp",  "demo:cnn", "demo:transformer", "hf:bert", "hf:gpt2",
-                                   "hf:resnet", "hf:vit"};
+const QStringList kModelChoices = {"demo:mlp",  "demo:cnn", "demo:transformer",
+                                   "hf:bert",   "hf:gpt2",  "hf:llama",
+                                   "hf:resnet", "hf:t5",    "hf:vit"};
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -906,7 +907,12 @@ void MainWindow::showDetails() {
                     .arg(run.accuracy->cosine, 0, 'f', 6)
                     .arg(q(run.accuracy->rule))
                     .arg(run.accuracy->tolerance)
-                    .arg(run.accuracy->pass ? "pass" : "FAIL");
+                    .arg(run.accuracy->pass ? "pass" : "FAIL") +
+                (run.accuracy->pass
+                     ? QString()
+                     : QString("accuracy status: %1%2\n")
+                           .arg(q(accuracyStatus(*run.accuracy)),
+                                run.accuracy->reason.empty() ? QString() : ": " + q(run.accuracy->reason)));
     if (!run.memoryMethod.empty())
         text += QString("memory: %1 (eager %2), method %3\n")
                     .arg(q(format::bytes(run.peakMemoryBytes)), q(format::bytes(run.eagerPeakMemoryBytes)),

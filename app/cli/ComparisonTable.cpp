@@ -20,6 +20,9 @@ using Row = std::vector<std::string>;
 std::string accuracyCell(const BackendRun& run) {
     if (!run.accuracy)
         return "-";
+    const std::string status = accuracyStatus(*run.accuracy);
+    if (status != "pass" && status != "fail_accuracy")
+        return status; // nonfinite, eager_two_runs_differ, fail_to_run, OOM: no max abs worth showing
     return format::scientific(run.accuracy->maxAbs) + (run.accuracy->pass ? " pass" : " FAIL");
 }
 
@@ -251,6 +254,11 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     for (const auto& run : report.backends)
         for (const auto& w : runWarnings(run))
             out << "warning: " << run.name << ": [" << w.code << "] " << w.message << "\n";
+    for (const auto& run : report.backends) // a failed run's error above already says why
+        if (run.status == RunStatus::Ok && run.accuracy && !run.accuracy->pass &&
+            !run.accuracy->reason.empty())
+            out << "accuracy: " << run.name << ": [" << accuracyStatus(*run.accuracy) << "] "
+                << run.accuracy->reason << "\n";
     trainingSection(out, report);
     breaksSection(out, report);
     shapesSection(out, report);

@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
     std::string mode;
     auto* cmp = cli.add_subcommand("compare", "Compile and measure MODEL with each backend");
     cmp->add_option("model", compare.model,
-                    "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:resnet | hf:vit | "
-                    "FILE.py | FILE.pt")
+                    "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:llama | hf:resnet | "
+                    "hf:t5 | hf:vit | FILE.py | FILE.pt")
         ->required();
     cmp->add_option("-b,--backends", backendList,
                     "Comma-separated backends, in run order; each NAME[@MODE][{OPTION,...}], e.g. "

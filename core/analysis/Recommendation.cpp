@@ -65,9 +65,17 @@ std::string exclusionReason(const BackendRun& run) {
     }
     if (!run.accuracy)
         return "no accuracy check, so it cannot be trusted";
-    if (!run.accuracy->pass)
-        return "failed accuracy at " + precisionOf(run) + " (max abs " + sci(run.accuracy->maxAbs) +
-               ", max rel " + sci(run.accuracy->maxRel) + ", tolerance " + sci(run.accuracy->tolerance) + ")";
+    if (!run.accuracy->pass) {
+        const auto& a = *run.accuracy;
+        const std::string status = accuracyStatus(a);
+        // Only a tolerance verdict has numbers to quote; the other statuses say what happened instead.
+        std::string why =
+            "failed accuracy at " + precisionOf(run) +
+            (status == "fail_accuracy" ? " (max abs " + sci(a.maxAbs) + ", max rel " + sci(a.maxRel) +
+                                             ", tolerance " + sci(a.tolerance) + ")"
+                                       : " (" + status + ")");
+        return a.reason.empty() ? why : why + ": " + firstLine(a.reason);
+    }
     if (run.training && run.training->gradientAccuracy && !run.training->gradientAccuracy->pass) {
         const auto& g = *run.training->gradientAccuracy;
         return "gradients differ from eager at " + precisionOf(run) + " (max rel " + sci(g.maxRel) + " in " +

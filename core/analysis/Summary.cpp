@@ -185,7 +185,10 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
                              {"rule", run.accuracy->rule},
                              {"tolerance", run.accuracy->tolerance},
                              {"precision", run.accuracy->precision.empty() ? json(nullptr)
-                                                                           : json(run.accuracy->precision)}};
+                                                                           : json(run.accuracy->precision)},
+                             {"status", accuracyStatus(*run.accuracy)},
+                             {"reason", run.accuracy->reason.empty() ? json(nullptr)
+                                                                     : json(run.accuracy->reason)}};
         else
             b["accuracy"] = nullptr;
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);

@@ -192,6 +192,8 @@ void readAccuracy(const Reader& r, Accuracy& a) {
     a.rule = r.str("rule");
     a.tolerance = r.number("tolerance");
     a.precision = r.str("precision");
+    a.status = r.str("status"); // absent in reports written before statuses
+    a.reason = r.str("reason");
 }
 
 std::optional<Accuracy> optAccuracy(const Reader& r, const char* key) {

@@ -62,6 +62,14 @@ void to_json(json& j, const Accuracy& a) {
     j = {{"max_abs", a.maxAbs}, {"max_rel", a.maxRel}, {"cosine", a.cosine},      {"rmse", a.rmse},
          {"pass", a.pass},      {"rule", a.rule},      {"tolerance", a.tolerance}};
     j["precision"] = a.precision.empty() ? json(nullptr) : json(a.precision);
+    j["status"] = a.status.empty() ? json(nullptr) : json(a.status);
+    j["reason"] = a.reason.empty() ? json(nullptr) : json(a.reason);
+}
+
+std::string accuracyStatus(const Accuracy& a) {
+    if (!a.status.empty())
+        return a.status;
+    return a.pass ? "pass" : "fail_accuracy";
 }
 
 void to_json(json& j, const GraphBreak& b) {

@@ -56,7 +56,14 @@ struct Accuracy {
     std::string rule;
     double tolerance = 0;
     std::string precision; // fp32, bf16, fp16: the tolerance follows it
+    // The verdict as PyTorch's harness names it (docs/measurement.md): pass, fail_accuracy,
+    // nonfinite, eager_two_runs_differ, fail_to_run, OOM. Empty in reports older than it.
+    std::string status;
+    std::string reason; // why it did not pass: which output leaf, and what; empty on a pass
 };
+
+// `status`, or for a report written before statuses existed what `pass` says.
+std::string accuracyStatus(const Accuracy& accuracy);
 
 struct GraphBreak {
     std::string reason;

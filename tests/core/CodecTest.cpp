@@ -203,6 +203,33 @@ TEST(Records, AGoodReportRoundTrips) {
     EXPECT_EQ(codec::dumpJson(json(again.value())), once);
 }
 
+TEST(Records, AccuracyStatusAndReasonRoundTripAndOlderReportsStillLoad) {
+    Report r = testdata::sampleReport();
+    Accuracy& a = *r.backends[0].accuracy;
+    a.pass = false;
+    a.status = "nonfinite";
+    a.reason = "non-finite values: output[1].layers[0].keys has 4 NaN in compiled (of 64 values)";
+    auto back = parseReport(codec::dumpJson(json(r)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    const Accuracy& read = *back.value().backends[0].accuracy;
+    EXPECT_EQ(read.status, "nonfinite");
+    EXPECT_EQ(read.reason, a.reason);
+    const json summary = summaryJson(back.value())["backends"][0]["accuracy"];
+    EXPECT_EQ(summary["status"], "nonfinite");
+    EXPECT_EQ(summary["reason"], a.reason);
+    // A report from before statuses has neither member: it loads, and its status follows `pass`.
+    json old = json(r);
+    old["backends"][0]["accuracy"].erase("status");
+    old["backends"][0]["accuracy"].erase("reason");
+    auto legacy = parseReport(codec::dumpJson(old), "r.fscope");
+    ASSERT_TRUE(legacy.ok()) << legacy.error().message;
+    EXPECT_TRUE(legacy.value().backends[0].accuracy->status.empty());
+    EXPECT_TRUE(legacy.value().backends[0].accuracy->reason.empty());
+    EXPECT_EQ(accuracyStatus(*legacy.value().backends[0].accuracy), "fail_accuracy");
+    EXPECT_EQ(summaryJson(legacy.value())["backends"][0]["accuracy"]["status"], "fail_accuracy");
+    EXPECT_TRUE(summaryJson(legacy.value())["backends"][0]["accuracy"]["reason"].is_null());
+}
+
 TEST(Records, SchemaValuesThatWouldWrapAreRefused) {
     EXPECT_NE(errorOf(withValue("/schema", "4294967297")).find("newer FuseScope"), std::string::npos);
     EXPECT_NE(errorOf(withValue("/schema", "2147483648")).find("schema 2147483648"), std::string::npos);
@@ -229,6 +256,7 @@ TEST(Records, AWrongTypedFieldInEachRecordIsNamed) {
         {"/backends/0/samples/eager/1", "\"x\""},
         {"/backends/0/samples", "[1]"},
         {"/backends/0/accuracy/pass", "1"},
+        {"/backends/0/accuracy/status", "5"},
         {"/backends/0/stages/0/nodes/0/id", "7"},
         {"/backends/0/stages/0/nodes/0/shapes/0", "5"},
         {"/backends/0/stages/0/edges/0", "[\"a\", \"b\"]"},

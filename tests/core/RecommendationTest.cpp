@@ -95,6 +95,25 @@ TEST(Recommendation, FailedAccuracyAndFailedRunsAreExcludedWithTheReason) {
     EXPECT_NE(rec.verdict.find("only backend"), std::string::npos);
 }
 
+TEST(Recommendation, AnAccuracyExclusionCarriesTheStatusAndReason) {
+    auto noisy = timedRun("aot_eager", 2.0, 0.01, /*pass=*/false);
+    noisy.accuracy->status = "eager_two_runs_differ";
+    noisy.accuracy->reason =
+        "eager run twice on the same inputs gives different outputs: output differs\nmore";
+    auto wrong = timedRun("tvm", 3.0, 0.01, /*pass=*/false);
+    wrong.accuracy->status = "fail_accuracy";
+    wrong.accuracy->reason = "output[1].layers[0].keys is outside the tolerance";
+    const auto rec = recommend(reportOf({timedRun("inductor", 1.5, 0.01), noisy, wrong}), Goal::Latency);
+    ASSERT_EQ(rec.excluded.size(), 2u);
+    EXPECT_EQ(rec.excluded[0].reason,
+              "failed accuracy at fp32 (eager_two_runs_differ): eager run twice on the "
+              "same inputs gives different outputs: output differs");
+    EXPECT_NE(rec.excluded[1].reason.find("(max abs "), std::string::npos) << rec.excluded[1].reason;
+    EXPECT_NE(rec.excluded[1].reason.find("): output[1].layers[0].keys is outside the tolerance"),
+              std::string::npos)
+        << rec.excluded[1].reason;
+}
+
 TEST(Recommendation, ThroughputNeedsTrainingRuns) {
     const auto none = recommend(reportOf({timedRun("inductor", 1.5, 0.01)}), Goal::Throughput);
     EXPECT_TRUE(none.ranked.empty());

@@ -7,20 +7,20 @@ before compiling and dropped right after its one call.
 import copy
 
 import torch
-from torch.utils import _pytree as pytree
+
+from .output_leaves import map_tensors
 
 FP64_COPY_LIMIT = 2 * 1024**3
 
 
 def detached(outputs):
-    """Outputs detached and cloned, so later calls (cudagraphs reuse buffers) cannot change them."""
-    return pytree.tree_map(lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v, outputs)
+    """Outputs detached and cloned, so later calls (cudagraphs reuse buffers) cannot change them;
+    tensors inside objects (a transformers cache's keys and values) too (output_leaves.py)."""
+    return map_tensors(lambda t: t.detach().clone(), outputs)
 
 
 def _to_fp64(value):
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.double()
-    return value
+    return map_tensors(lambda t: t.double() if t.is_floating_point() else t, value)
 
 
 def fp64_outputs(loaded) -> tuple[object | None, str | None]:
@@ -30,8 +30,8 @@ def fp64_outputs(loaded) -> tuple[object | None, str | None]:
         return None, f"an fp64 copy of the parameters would take {size / 1024**3:.1f} GiB"
     try:
         model = copy.deepcopy(loaded.module).double()
-        args = pytree.tree_map(_to_fp64, list(loaded.args))
-        kwargs = pytree.tree_map(_to_fp64, loaded.kwargs)
+        args = _to_fp64(list(loaded.args))
+        kwargs = _to_fp64(loaded.kwargs)
         with torch.no_grad():
             outputs = detached(model(*args, **kwargs))
     except Exception as exc:  # a model that cannot run in fp64 still gets the allclose rule

@@ -33,6 +33,7 @@ class Run:
         self.backend = request.backend
         self.loaded = None
         self.session = None
+        self.eager_differs = None  # where two eager calls disagreed (eager_reference)
         self.result = {"backend": self.backend, "status": "failed", "model": request.model, "device": request.device,
                        "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
                        "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
@@ -81,6 +82,10 @@ class Run:
         sync()
         self.result["eager_first_call_s"] = time.perf_counter() - start
         eager_out = reference.detached(outputs)
+        # As the harness: eager run twice must agree before a backend is judged against it.
+        again = reference.detached(self._call(lambda: self.loaded(), MODEL_FAILED, what))
+        self.eager_differs = accuracy.eager_runs_differ(eager_out, again)
+        del again
         self.progress("reference", 0.5, "fp64 reference")
         fp64_out, why_not = reference.fp64_outputs(self.loaded)
         if why_not:
@@ -198,6 +203,9 @@ class Run:
             self.result["trace"] = {"source": tracer.SOURCE, "error": f"tracing failed: {describe(exc)}"}
 
     def check_accuracy(self, compiled, eager_out, fp64_out) -> None:
+        if self.eager_differs:  # nothing to compare with (accuracy.py)
+            self.result["accuracy"] = accuracy.eager_differs(self.eager_differs, precision.of(self.request))
+            return
         self.progress("accuracy", 0.0, "comparing compiled outputs with eager")
         outputs = self._call(lambda: reference.detached(self.loaded(compiled)), RUN_FAILED,
                              f"{self.request.model} compiled with {self.backend}")
@@ -264,6 +272,10 @@ class Run:
             error.backend = self.backend
         fields = error.fields()
         self.channel.error(fields)
+        if error.code in (COMPILE_FAILED, RUN_FAILED) and self.result.get("accuracy") is None:
+            # the backend's own failure, named as the harness names it (accuracy.py)
+            self.result["accuracy"] = accuracy.failed_to_run(error.message, error.__cause__,
+                                                             precision.of(self.request))
         self.result["status"] = "failed"
         self.result["error"] = fields
 

@@ -23,6 +23,7 @@ the backend compiles it (lazily, at the first backward, in torch 2.13).
 """
 import contextlib
 import copy
+import re
 import time
 
 import torch
@@ -415,10 +416,7 @@ def gradient_accuracy(names: list[str], eager: dict, compiled: dict, fp64: dict 
     result["worst_parameter"] = worst
     result["worst_parameter_ratio"] = worst_ratio if worst is not None and worst_ratio != float("inf") else None
     result["parameters"] = len(names)
-    reason = result.get("reason")
-    if reason and reason.startswith("output "):
-        index, _, rest = reason[len("output "):].partition(" ")
-        if index.rstrip(":").isdigit() and int(index.rstrip(":")) < len(names):
-            sep = ":" if index.endswith(":") else ""
-            result["reason"] = f"gradient of {names[int(index.rstrip(':'))]}{sep} {rest}"
+    if result.get("reason"):  # output[3] -> gradient of layers.0.weight (paths: output_leaves.py)
+        result["reason"] = re.sub(r"\boutput\[(\d+)\]", lambda m: f"gradient of {names[int(m.group(1))]}"
+                                  if int(m.group(1)) < len(names) else m.group(0), result["reason"])
     return result
