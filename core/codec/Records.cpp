@@ -470,7 +470,11 @@ void readTrace(const Reader& r, KernelTrace& t) {
             m.fail("expected [time_ns, delta_bytes, total_bytes, device?]");
             return;
         }
-        t.memory.push_back({m.int64At(0), m.int64At(1), m.int64At(2), m.size() > 3 ? int32At(m, 3, -1) : -1});
+        const MemoryEvent event{m.int64At(0), m.int64At(1), m.int64At(2), m.size() > 3 ? int32At(m, 3, -1) : -1};
+        // Times are offsets on one clock: a negative one would overflow every span taken from it.
+        if (!m.failed() && event.timeNs < 0)
+            m.fail("time_ns must be >= 0");
+        t.memory.push_back(event);
     });
     t.dropped = r.int64("dropped");
     t.iterations = boundedInt(r, "iterations", 0, 0);

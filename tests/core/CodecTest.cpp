@@ -271,6 +271,7 @@ TEST(Records, AWrongTypedFieldInEachRecordIsNamed) {
         {"/backends/0/trace", "{\"names\": [\"k\"], \"events\": [[0, 1, 0, 3]]}"},
         {"/backends/0/trace", "{\"names\": [\"k\"], \"events\": [[0, -5, 0, 0]]}"},
         {"/backends/0/trace", "{\"memory\": [[0, \"a\", 0]]}"},
+        {"/backends/0/trace", "{\"memory\": [[-8698686243974275780, 1, 1]]}"},
         {"/backends/0/error", "{\"message\": 5}"},
         {"/backends/0/log", "{}"},
     };
