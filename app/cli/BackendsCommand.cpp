@@ -1,7 +1,7 @@
 #include "Commands.h"
-#include "codec/Json.h"
 #include "ExitCodes.h"
 #include "Registry.h"
+#include "codec/Json.h"
 
 #include <algorithm>
 #include <iostream>

@@ -1,11 +1,11 @@
 #include "Commands.h"
-#include "codec/Json.h"
 #include "ComparisonTable.h"
 #include "ExitCodes.h"
 #include "ProgressPrinter.h"
 #include "Registry.h"
 #include "analysis/Summary.h"
 #include "capture/CompareSession.h"
+#include "codec/Json.h"
 #include "report/ReportFile.h"
 
 #include <QCoreApplication>

@@ -1,11 +1,11 @@
 #include "ComparisonTable.h"
-#include "codec/Json.h"
 
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 #include "analysis/Summary.h"
+#include "codec/Json.h"
 
 #include <algorithm>
 #include <sstream>

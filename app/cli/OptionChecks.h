@@ -22,7 +22,8 @@ CLI::Validator countIn(long long min, long long max);
 
 // A CPU list as taskset and cgroups write it: "0", "0-3", "0,2,4-5". Every CPU from 0 to
 // cpuCount - 1, none twice. nullopt, with why in `why`, otherwise.
-std::optional<std::vector<int>> parseCpuList(const std::string& text, int cpuCount, std::string* why = nullptr);
+std::optional<std::vector<int>> parseCpuList(const std::string& text, int cpuCount,
+                                             std::string* why = nullptr);
 
 // CPUs online on this machine (what the worker's os.cpu_count() sees), at least 1.
 int onlineCpus();

@@ -1,8 +1,8 @@
 #include "Recommendation.h"
-#include "RunWarnings.h"
 
 #include "Format.h"
 #include "LatencyStats.h"
+#include "RunWarnings.h"
 
 #include <algorithm>
 #include <cmath>

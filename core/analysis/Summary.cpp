@@ -177,18 +177,18 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
         if (run.accuracy)
-            b["accuracy"] = {{"max_abs", run.accuracy->maxAbs},
-                             {"max_rel", run.accuracy->maxRel},
-                             {"cosine", run.accuracy->cosine},
-                             {"rmse", run.accuracy->rmse},
-                             {"pass", run.accuracy->pass},
-                             {"rule", run.accuracy->rule},
-                             {"tolerance", run.accuracy->tolerance},
-                             {"precision", run.accuracy->precision.empty() ? json(nullptr)
-                                                                           : json(run.accuracy->precision)},
-                             {"status", accuracyStatus(*run.accuracy)},
-                             {"reason", run.accuracy->reason.empty() ? json(nullptr)
-                                                                     : json(run.accuracy->reason)}};
+            b["accuracy"] = {
+                {"max_abs", run.accuracy->maxAbs},
+                {"max_rel", run.accuracy->maxRel},
+                {"cosine", run.accuracy->cosine},
+                {"rmse", run.accuracy->rmse},
+                {"pass", run.accuracy->pass},
+                {"rule", run.accuracy->rule},
+                {"tolerance", run.accuracy->tolerance},
+                {"precision",
+                 run.accuracy->precision.empty() ? json(nullptr) : json(run.accuracy->precision)},
+                {"status", accuracyStatus(*run.accuracy)},
+                {"reason", run.accuracy->reason.empty() ? json(nullptr) : json(run.accuracy->reason)}};
         else
             b["accuracy"] = nullptr;
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);

@@ -1,4 +1,5 @@
 #include "WorkerJob.h"
+
 #include "codec/Json.h"
 
 #include <string_view>

@@ -65,8 +65,8 @@ public:
             if (ex.id == 406)
                 m_error = currentPath() + ": expected a finite number, got " + token;
             else
-                m_error = "byte " + std::to_string(position) + (m_stack.empty() ? "" : " (in " + currentPath() + ")") +
-                          ": " + describe(ex.what());
+                m_error = "byte " + std::to_string(position) +
+                          (m_stack.empty() ? "" : " (in " + currentPath() + ")") + ": " + describe(ex.what());
             m_errorByte = position;
         }
         return false;
@@ -139,7 +139,8 @@ private:
 
     bool open(json container) {
         if (m_stack.size() >= m_limits.maxDepth)
-            return fail(currentPath() + ": nested deeper than " + std::to_string(m_limits.maxDepth) + " levels");
+            return fail(currentPath() + ": nested deeper than " + std::to_string(m_limits.maxDepth) +
+                        " levels");
         json* where = place(std::move(container));
         if (!where)
             return false;
@@ -180,7 +181,9 @@ Result<ParsedJson> parseJson(std::string_view text, const JsonLimits& limits) {
         const bool truncated = builder.error().find("unexpected end of input") != std::string::npos;
         // Limits and non-finite numbers name a JSON path; syntax errors a byte.
         const bool limit = builder.error().rfind("byte ", 0) != 0;
-        return Error{truncated ? "json_truncated" : limit ? "json_limit" : "json_invalid",
+        return Error{truncated ? "json_truncated"
+                     : limit   ? "json_limit"
+                               : "json_invalid",
                      builder.error().empty() ? "not valid JSON" : builder.error()};
     }
     return out;

@@ -29,8 +29,8 @@ struct ParsedJson {
 };
 
 // Parses JSON text without ever throwing. Error codes: json_invalid (syntax), json_truncated
-// (the text ends inside a value), json_limit (a limit or a non-finite number). The message says where: a JSON path to the
-// value that broke a rule ("backends[2].samples.eager[17]: expected a finite number, got 1e309")
+// (the text ends inside a value), json_limit (a limit or a non-finite number). The message says where: a JSON
+// path to the value that broke a rule ("backends[2].samples.eager[17]: expected a finite number, got 1e309")
 // or the byte offset of a syntax error. Numbers outside double's range are refused (JSON has no
 // infinity), so every number in the result is finite.
 Result<ParsedJson> parseJson(std::string_view text, const JsonLimits& limits = {});

@@ -50,7 +50,8 @@ std::string excerpt(const json& v) {
 Reader::Reader(const json& value, std::string origin)
     : m_value(&value)
     , m_origin(std::move(origin))
-    , m_state(std::make_shared<State>()) {}
+    , m_state(std::make_shared<State>()) {
+}
 
 Reader::Reader(const json& value, const Reader* parent, std::string key, size_t index,
                std::shared_ptr<State> state)
@@ -58,7 +59,8 @@ Reader::Reader(const json& value, const Reader* parent, std::string key, size_t 
     , m_parent(parent)
     , m_key(std::move(key))
     , m_index(index)
-    , m_state(std::move(state)) {}
+    , m_state(std::move(state)) {
+}
 
 Reader Reader::child(const char* key, const json& value) const {
     return Reader(value, this, key, SIZE_MAX, m_state);
@@ -258,7 +260,8 @@ int64_t Reader::int64At(size_t index) const {
         return 0;
     }
     const json& v = (*m_value)[index];
-    if (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
         return static_cast<int64_t>(v.get<uint64_t>());
     if (v.is_number_integer())
         return v.get<int64_t>();

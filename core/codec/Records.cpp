@@ -69,7 +69,8 @@ void checkInputSet(const Reader& set) {
         refuseNull(input, "dtype", "a dtype name");
         input.each("shape", [](const Reader& dim) {
             if (!dim.value().is_number_integer() && !dim.value().is_string())
-                dim.fail(std::string("expected an integer or a symbolic size, got ") + describeType(dim.value()));
+                dim.fail(std::string("expected an integer or a symbolic size, got ") +
+                         describeType(dim.value()));
         });
         checkStringMember(input, "dtype");
     });
@@ -231,8 +232,8 @@ void readModelInfo(const Reader& r, ModelInfo& m) {
     r.each("modules", [&](const Reader& mod) {
         if (!mod.expectObject())
             return;
-        m.modules.push_back({mod.str("name"), mod.str("class"), mod.int64("parameters"),
-                             boundedInt(mod, "depth", 1, 0)});
+        m.modules.push_back(
+            {mod.str("name"), mod.str("class"), mod.int64("parameters"), boundedInt(mod, "depth", 1, 0)});
     });
 }
 
@@ -457,7 +458,8 @@ void readTrace(const Reader& r, KernelTrace& t) {
         ev.iteration = e.size() > 6 ? int32At(e, 6, -1) : -1;
         if (e.failed())
             return;
-        if (ev.durationNs < 0 || ev.startNs < 0 || ev.startNs > std::numeric_limits<int64_t>::max() - ev.durationNs)
+        if (ev.durationNs < 0 || ev.startNs < 0 ||
+            ev.startNs > std::numeric_limits<int64_t>::max() - ev.durationNs)
             e.fail("start and duration must be >= 0 and end within 64 bits");
         else if (ev.name >= static_cast<int32_t>(t.names.size()))
             e.fail("names name index " + std::to_string(ev.name) + ", but there are " +
@@ -470,7 +472,8 @@ void readTrace(const Reader& r, KernelTrace& t) {
             m.fail("expected [time_ns, delta_bytes, total_bytes, device?]");
             return;
         }
-        const MemoryEvent event{m.int64At(0), m.int64At(1), m.int64At(2), m.size() > 3 ? int32At(m, 3, -1) : -1};
+        const MemoryEvent event{m.int64At(0), m.int64At(1), m.int64At(2),
+                                m.size() > 3 ? int32At(m, 3, -1) : -1};
         // Times are offsets on one clock: a negative one would overflow every span taken from it.
         if (!m.failed() && event.timeNs < 0)
             m.fail("time_ns must be >= 0");
@@ -561,7 +564,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.assign.clear();
         for (const auto& [module, backend] : a->value().items()) {
             if (!backend.is_string()) {
-                a->child(module.c_str(), backend).fail(std::string("expected a backend name, got ") + describeType(backend));
+                a->child(module.c_str(), backend)
+                    .fail(std::string("expected a backend name, got ") + describeType(backend));
                 break;
             }
             run.assign.emplace_back(module, backend.get<std::string>());
@@ -634,7 +638,8 @@ void readEnvironment(const Reader& r, WorkerEnvironment& e) {
     // A report stores the version as "protocol"; the handshake names the protocol there and
     // carries the version in "version".
     const json* protocol = r.has("protocol") ? &r.value()["protocol"] : nullptr;
-    e.protocolVersion = protocol && protocol->is_number_integer() ? r.integer("protocol") : r.integer("version");
+    e.protocolVersion =
+        protocol && protocol->is_number_integer() ? r.integer("protocol") : r.integer("version");
     e.worker = r.str("worker");
     e.python = r.str("python");
     e.torch = r.str("torch");

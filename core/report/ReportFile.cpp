@@ -37,16 +37,17 @@ Result<Report> parseReport(const std::string& text, const std::string& origin) {
         const auto& e = parsed.error();
         if (e.code == "json_limit")
             return fileError("report_corrupt", origin, e.message);
-        return fileError("report_corrupt", origin,
-                         std::string(e.code == "json_truncated" ? "the file is truncated" : "not valid JSON") + " (" +
-                             e.message + ")");
+        return fileError(
+            "report_corrupt", origin,
+            std::string(e.code == "json_truncated" ? "the file is truncated" : "not valid JSON") + " (" +
+                e.message + ")");
     }
     auto report = codec::decodeReport(parsed.value().value);
     if (!report)
         return fileError(report.error().code, origin, report.error().message);
     if (const size_t bad = parsed.value().replacedSequences)
-        report.value().readNotes.push_back(std::to_string(bad) +
-                                           " ill-formed UTF-8 sequence(s) in the file were replaced by U+FFFD");
+        report.value().readNotes.push_back(
+            std::to_string(bad) + " ill-formed UTF-8 sequence(s) in the file were replaced by U+FFFD");
     return report;
 }
 

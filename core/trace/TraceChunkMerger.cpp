@@ -2,31 +2,27 @@
 
 #include "codec/Records.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace fusescope {
 
 using nlohmann::json;
 
 TraceChunkMerger::TraceChunkMerger(KernelTrace& trace)
-    : m_trace(trace)
-{
+    : m_trace(trace) {
     for (size_t i = 0; i < trace.names.size(); ++i)
         m_nameIndex.emplace(trace.names[i], static_cast<int32_t>(i));
 }
 
-int32_t TraceChunkMerger::intern(const std::string& name)
-{
+int32_t TraceChunkMerger::intern(const std::string& name) {
     auto [it, inserted] = m_nameIndex.emplace(name, static_cast<int32_t>(m_trace.names.size()));
     if (inserted)
         m_trace.names.push_back(name);
     return it->second;
 }
 
-Status TraceChunkMerger::add(const json& chunk)
-{
+Status TraceChunkMerger::add(const json& chunk) {
     // Decode the whole chunk before touching the trace, so a malformed one adds nothing.
     auto decoded = codec::decodeKernelTrace(chunk, "trace");
     if (!decoded)

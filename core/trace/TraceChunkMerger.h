@@ -4,7 +4,6 @@
 #include "model/Result.h"
 
 #include <nlohmann/json_fwd.hpp>
-
 #include <string>
 #include <unordered_map>
 

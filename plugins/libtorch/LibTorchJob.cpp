@@ -1,10 +1,10 @@
 #include "LibTorchJob.h"
-#include "codec/Json.h"
 
 #include "AotInductorRunner.h"
 #include "TorchScriptRunner.h"
 #include "capture/StderrTail.h"
 #include "capture/WorkerProcess.h"
+#include "codec/Json.h"
 #include "model/JsonUtil.h"
 #include "stream/WorkerStream.h"
 

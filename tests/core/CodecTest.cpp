@@ -1,13 +1,12 @@
 // The codec's promises (codec/Json.h, Reader.h, Records.h): hostile JSON is refused with the path
 // of the first bad field, limits hold, text stays valid UTF-8, and nothing throws.
+#include "TestData.h"
+#include "analysis/Summary.h"
 #include "codec/Json.h"
 #include "codec/Reader.h"
 #include "codec/Records.h"
 #include "codec/Utf8.h"
-#include "analysis/Summary.h"
 #include "report/ReportFile.h"
-
-#include "TestData.h"
 
 #include <gtest/gtest.h>
 
@@ -20,15 +19,16 @@ namespace {
 // training, shapes, parts.
 Report richReport() {
     Report r = testdata::sampleReport();
-    r.settings = {{"measure", {{"warmup", 3}, {"min_runs", 10}, {"min_time_s", 1.0}}},
-                  {"timeout_s", 600},
-                  {"cache", "cold"},
-                  {"options", {{"fullgraph", false}, {"dynamic", nullptr}, {"inductor", {{"max_autotune", true}}}}},
-                  {"workload",
-                   {{"mode", "training"},
-                    {"precision", "bf16"},
-                    {"shapes", json::array({json::array({{{"shape", {4, "s0"}}, {"dtype", "float32"}}})})},
-                    {"assign", nullptr}}}};
+    r.settings = {
+        {"measure", {{"warmup", 3}, {"min_runs", 10}, {"min_time_s", 1.0}}},
+        {"timeout_s", 600},
+        {"cache", "cold"},
+        {"options", {{"fullgraph", false}, {"dynamic", nullptr}, {"inductor", {{"max_autotune", true}}}}},
+        {"workload",
+         {{"mode", "training"},
+          {"precision", "bf16"},
+          {"shapes", json::array({json::array({{{"shape", {4, "s0"}}, {"dtype", "float32"}}})})},
+          {"assign", nullptr}}}};
     r.search = {{"strategy", "exhaustive"},
                 {"modules", {"encoder"}},
                 {"backends", {"inductor"}},
@@ -111,7 +111,8 @@ TEST(Utf8, TailNeverStartsInsideACharacter) {
 }
 
 TEST(Json, NumbersPastDoubleRangeNameTheirPath) {
-    auto r = codec::parseJson(R"({"backends":[{},{},{"samples":{"eager":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,1e309]}}]})");
+    auto r = codec::parseJson(
+        R"({"backends":[{},{},{"samples":{"eager":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,1e309]}}]})");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().message, "backends[2].samples.eager[17]: expected a finite number, got 1e309");
     auto neg = codec::parseJson(R"({"compile_s": -1e400})");
@@ -123,7 +124,8 @@ TEST(Json, DeepNestingIsRefusedNotAStackOverflow) {
     const std::string deep = "{\"search\":" + std::string(100000, '[') + std::string(100000, ']') + "}";
     auto r = codec::parseJson(deep);
     ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("nested deeper than 128 levels"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("nested deeper than 128 levels"), std::string::npos)
+        << r.error().message;
     EXPECT_EQ(r.error().message.rfind("search[0]", 0), 0u) << r.error().message;
     // At the limit it still parses.
     const std::string ok = std::string(127, '[') + std::string(127, ']');
@@ -309,19 +311,19 @@ TEST(Records, NullsOfOptionalViewFieldsAreDroppedSoViewsCanDefault) {
 TEST(Records, SystematicMutationsNeverThrow) {
     const json good = json::parse(goodReportText());
     std::vector<json::json_pointer> leaves;
-    const std::function<void(const json&, const json::json_pointer&)> walk = [&](const json& v,
-                                                                                 const json::json_pointer& at) {
-        leaves.push_back(at);
-        if (v.is_object())
-            for (const auto& [k, child] : v.items())
-                walk(child, at / k);
-        else if (v.is_array())
-            for (size_t i = 0; i < v.size(); ++i)
-                walk(v[i], at / i);
-    };
+    const std::function<void(const json&, const json::json_pointer&)> walk =
+        [&](const json& v, const json::json_pointer& at) {
+            leaves.push_back(at);
+            if (v.is_object())
+                for (const auto& [k, child] : v.items())
+                    walk(child, at / k);
+            else if (v.is_array())
+                for (size_t i = 0; i < v.size(); ++i)
+                    walk(v[i], at / i);
+        };
     walk(good, json::json_pointer());
-    const std::vector<std::string> replacements = {"null", "true", "-1", "2147483648", "1.5", "\"x\"", "[]",
-                                                   "{}", "[[1]]", "{\"a\":{}}", "1e309", "-0"};
+    const std::vector<std::string> replacements = {"null", "true", "-1",    "2147483648", "1.5",   "\"x\"",
+                                                   "[]",   "{}",   "[[1]]", "{\"a\":{}}", "1e309", "-0"};
     size_t accepted = 0, refused = 0;
     for (const auto& at : leaves) {
         for (const auto& literal : replacements) {

@@ -1,5 +1,5 @@
-#include "codec/Records.h"
 #include "TestData.h"
+#include "codec/Records.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

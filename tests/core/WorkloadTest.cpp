@@ -1,8 +1,8 @@
-#include "codec/Records.h"
 #include "capture/Workload.h"
 
 #include "analysis/Summary.h"
 #include "capture/CompareSession.h"
+#include "codec/Records.h"
 #include "model/BackendRun.h"
 #include "stream/WorkerStream.h"
 
