@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""How close FuseScope's numbers are to plain PyTorch's, on three models of different sizes.
+
+For each model, in alternating rounds within one run (the order of the two sides flips every
+round, so slow drift of the machine hits both alike):
+  - FuseScope: `fusescope-cli compare MODEL --backends eager,inductor --json` with its default
+    measurement settings, as a user runs it. From the inductor row: the compiled median
+    (`latency_ms.median`), the interleaved eager baseline (`eager_latency_ms.median`) and
+    `compile_s` (+ `capture_s` / `warm_compile_s` when the report has them).
+  - Reference: reference.py in a fresh process: torch.utils.benchmark `blocked_autorange`
+    medians of eager and `torch.compile(backend="inductor")`, and the compiled first call in a
+    fresh Inductor cache, at the thread count FuseScope used.
+Prints a Markdown table (docs/measurement.md keeps the latest) and, with --json FILE, every raw
+number. Run it on an otherwise idle machine; it says what else was running.
+
+    bench/fidelity/fidelity.py [--cli build/dev/app/cli/fusescope-cli] [--rounds 3]
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+MODELS = ["small_mlp.py", "medium_transformer.py", "large_residual_mlp.py"]
+
+
+def python_of_build(cli: pathlib.Path) -> str:
+    cache = cli.parents[2] / "CMakeCache.txt"
+    for line in cache.read_text().splitlines():
+        if line.startswith("FUSESCOPE_PYTHON:"):
+            return line.split("=", 1)[1]
+    return sys.executable
+
+
+def run_json(args: list[str], timeout: int = 1800) -> dict:
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout)
+
+
+def fusescope(cli: str, model: pathlib.Path, extra: list[str]) -> dict:
+    report = run_json([cli, "compare", str(model), "--backends", "eager,inductor", "--json", "-q", "--no-stages", *extra])
+    row = next(b for b in report["backends"] if b["name"] == "inductor")
+    if row.get("status") != "ok":
+        sys.exit(f"FuseScope's inductor row failed on {model.name}: {row.get('error')}")
+    return {"eager_ms": row["eager_latency_ms"]["median"], "compiled_ms": row["latency_ms"]["median"],
+            "pairs": row["speedup"]["pairs"], "compile_s": row["compile_s"],
+            "capture_s": row.get("capture_s"), "warm_compile_s": row.get("warm_compile_s"),
+            "threads": row["placement"]["threads"], "warnings": [w["code"] for w in row.get("warnings", [])]}
+
+
+def reference(python: str, model: pathlib.Path, threads: int, min_run_time: float) -> dict:
+    ref = run_json([python, str(HERE / "reference.py"), str(model), "--threads", str(threads),
+                    "--min-run-time", str(min_run_time)])
+    return {"eager_ms": ref["eager"]["median_ms"], "compiled_ms": ref["compiled"]["median_ms"],
+            "first_call_s": ref["first_call_s"]}
+
+
+def other_load() -> str:
+    """What else ran: the 1-minute load average and the busiest other processes."""
+    load = os.getloadavg()[0]
+    ps = subprocess.run(["ps", "-eo", "pcpu,comm", "--sort=-pcpu"], capture_output=True, text=True).stdout
+    top = [line.strip() for line in ps.splitlines()[1:6]]
+    return f"load average {load:.2f}; top processes at the end: {'; '.join(top)}"
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f} ({min(values):.3f}–{max(values):.3f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", default=str(ROOT / "build" / "dev" / "app" / "cli" / "fusescope-cli"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--min-run-time", type=float, default=2.0, help="blocked_autorange's min_run_time, seconds")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--fusescope-args", default="", help="extra compare arguments (e.g. '--min-runs 3' for a smoke run)")
+    parser.add_argument("--json", dest="json_out", help="write every raw number here")
+    options = parser.parse_args()
+    python = python_of_build(pathlib.Path(options.cli).resolve())
+    extra = options.fusescope_args.split()
+    raw: dict[str, list[dict]] = {}
+    for r in range(options.rounds):
+        for name in options.models.split(","):
+            model = HERE / "models" / name
+            sides = ["fusescope", "reference"] if r % 2 == 0 else ["reference", "fusescope"]
+            got: dict = {}
+            for side in sides:
+                if side == "fusescope":
+                    got["fs"] = fusescope(options.cli, model, extra)
+                else:
+                    threads = got["fs"]["threads"] if "fs" in got else (raw[name][-1]["fs"]["threads"] if raw.get(name) else 1)
+                    got["ref"] = reference(python, model, threads, options.min_run_time)
+            raw.setdefault(name, []).append(got)
+            print(f"round {r + 1} {name}: {json.dumps(got)}", file=sys.stderr)
+    print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call | pairs | threads |")
+    print("|---|---|---|---|---|---|")
+    for name, rounds in raw.items():
+        eager = [g["fs"]["eager_ms"] / g["ref"]["eager_ms"] for g in rounds]
+        compiled = [g["fs"]["compiled_ms"] / g["ref"]["compiled_ms"] for g in rounds]
+        compile_ratio = [g["fs"]["compile_s"] / g["ref"]["first_call_s"] for g in rounds]
+        ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
+        print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} "
+              f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
+    print(f"\nRatios: median over {options.rounds} rounds (min–max). {other_load()}.")
+    if options.json_out:
+        pathlib.Path(options.json_out).write_text(json.dumps(raw, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""The reference side of the fidelity benchmark: plain PyTorch, no FuseScope, in a fresh process.
+
+Loads a model file (build_model(), example_inputs()), sets torch's intra-op threads, and measures
+under torch.no_grad():
+  - eager latency with torch.utils.benchmark.Timer.blocked_autorange (median, IQR of blocks);
+  - torch.compile(backend) first call in a fresh Inductor cache (the compile time a user pays);
+  - the compiled model's latency with blocked_autorange.
+Prints one JSON object. Used by fidelity.py; runnable alone:
+
+    reference.py MODEL.py [--backend inductor] [--threads 1] [--min-run-time 2]
+"""
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model")
+    parser.add_argument("--backend", default="inductor")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--min-run-time", type=float, default=2.0)
+    options = parser.parse_args()
+    # A fresh, empty cache, set before torch is imported, as FuseScope's worker does.
+    cache = tempfile.mkdtemp(prefix="fidelity-cache-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
+    import torch
+    import torch.utils.benchmark as benchmark
+
+    torch.set_num_threads(options.threads)
+    spec = importlib.util.spec_from_file_location("fidelity_model", options.model)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.build_model().eval()
+    inputs = module.example_inputs()
+
+    def autorange(fn) -> dict:
+        timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=options.threads)
+        m = timer.blocked_autorange(min_run_time=options.min_run_time)
+        return {"median_ms": m.median * 1e3, "iqr_ms": m.iqr * 1e3, "blocks": len(m.times),
+                "calls_per_block": m.number_per_run}
+
+    with torch.no_grad():
+        def eager():
+            return model(*inputs)
+
+        for _ in range(3):
+            eager()
+        result = {"threads": torch.get_num_threads(), "torch": torch.__version__, "eager": autorange(eager)}
+        compiled_model = torch.compile(model, backend=options.backend)
+        start = time.perf_counter()
+        compiled_model(*inputs)
+        result["first_call_s"] = time.perf_counter() - start
+
+        def compiled():
+            return compiled_model(*inputs)
+
+        for _ in range(3):
+            compiled()
+        result["compiled"] = autorange(compiled)
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
