@@ -30,6 +30,8 @@ struct ExportOptions {
 
 int runCompare(const CompareOptions& options);
 int runShow(const std::string& path, bool json, const SummaryOptions& summary);
+// `show --by module|line`: traced kernel time per module or source line.
+int runShowTime(const std::string& path, const std::string& by, const std::string& backend, bool json);
 int runBackends(bool json);
 // Needs a QGuiApplication (fonts); main() creates one for this command.
 int runExport(const ExportOptions& options);

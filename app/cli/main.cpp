@@ -159,6 +159,10 @@ int main(int argc, char** argv) {
     auto* show = cli.add_subcommand("show", "Print a saved report");
     show->add_option("file", showPath, "A .fscope report")->required();
     show->add_flag("--json", showJson, "Print the machine-readable summary");
+    std::string showBy, showBackend;
+    show->add_option("--by", showBy, "Traced kernel time per module or per source line instead of the table")
+        ->type_name("module|line");
+    show->add_option("--backend", showBackend, "With --by: only this backend (default: every traced one)");
     std::string showGoal = "latency";
     SummaryOptions showSummary;
     show->add_option("--goal", showGoal,
@@ -316,6 +320,12 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
         showSummary.goal = *parsedGoal;
+        if (!showBy.empty())
+            return runShowTime(showPath, showBy, showBackend, showJson);
+        if (!showBackend.empty()) {
+            std::fprintf(stderr, "error: --backend needs --by module|line\n");
+            return kExitUsage;
+        }
         return runShow(showPath, showJson, showSummary);
     }
     if (*backends)

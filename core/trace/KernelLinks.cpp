@@ -24,13 +24,19 @@ bool startsWith(const std::string& s, const std::string& prefix) {
 class Linker {
 public:
     explicit Linker(const KernelTrace& trace)
-        : m_trace(trace) {}
+        : m_trace(trace) {
+        m_links.eventGroup.assign(trace.events.size(), -1);
+    }
 
     void link(const TraceEvent& e, const GroupInStage& g) {
         auto& refs = m_links.groups[m_trace.names[static_cast<size_t>(e.name)]];
         GroupRef ref{g.stage, g.group->id};
         if (std::find(refs.begin(), refs.end(), ref) == refs.end())
-            refs.push_back(std::move(ref));
+            refs.push_back(ref);
+        auto [it, added] = m_linkedIndex.try_emplace(g.group, static_cast<int32_t>(m_links.linked.size()));
+        if (added)
+            m_links.linked.push_back(std::move(ref));
+        m_links.eventGroup[static_cast<size_t>(&e - m_trace.events.data())] = it->second;
     }
 
     // The extern groups called between two generated kernels, and the events traced between them.
@@ -108,7 +114,8 @@ public:
 private:
     const KernelTrace& m_trace;
     KernelLinks m_links;
-    std::set<int32_t> m_generatedNames; // trace name indices of generated groups
+    std::set<int32_t> m_generatedNames;                  // trace name indices of generated groups
+    std::map<const FusionGroup*, int32_t> m_linkedIndex; // group -> index into m_links.linked
 };
 
 } // namespace

@@ -32,6 +32,11 @@ struct GroupRef {
 struct KernelLinks {
     std::map<std::string, std::vector<GroupRef>> groups; // traced name -> its groups, first seen first
     std::vector<std::string> unlinkedKernels;            // kernel-kind names that matched no group, sorted
+    // Per event of the trace (same index as KernelTrace::events): the index into `linked` of the
+    // group that event ran, -1 when it is not linked. Lets time be attributed per call, so two
+    // groups of one extern op (aten::addmm of different sizes) each get their own calls' time.
+    std::vector<int32_t> eventGroup;
+    std::vector<GroupRef> linked;
 
     const std::vector<GroupRef>* groupsOf(const std::string& name) const;
 };

@@ -38,9 +38,33 @@ def test_inductor_trace_has_its_generated_kernels_and_each_maps_to_nodes(cli, tm
     assert cli("export", report, "--backend", "inductor", "--trace", "--out", csv).code == 0
     assert csv.read_text().splitlines()[0].startswith("name,calls,total_ns")
 
+    # Time on the graph: every row a module of the graph, the rows adding up to the traced kernel
+    # time per iteration (unlinked time in its own row), one line per source line.
+    modules = {n["module"] or "(top level)" for n in post_fusion["nodes"]}
+    for by in ("module", "line"):
+        t = cli("show", report, "--by", by, "--backend", "inductor", "--json")
+        assert t.code == 0, t
+        row_set = t.json()["backends"][0]
+        rows = row_set["rows"]
+        assert rows and row_set["traced_ms"] > 0
+        assert abs(sum(r["time_ms"] for r in rows) - row_set["traced_ms"]) < 1e-6 * row_set["traced_ms"]
+        assert abs(sum(r["share"] for r in rows) - 1) < 1e-9
+        assert all(r["kernels"] == len(r["kernel_names"]) > 0 for r in rows), rows
+        keys = [r[by] for r in rows if r["attributed"]]
+        if by == "module":
+            assert set(keys) <= modules and "blocks.0.mlp.fc1" in keys, keys
+        else:
+            assert all(":" in k and k.split(":")[-1].isdigit() for k in keys if k != "(no source line)"), keys
+            assert any(k.endswith("demos.py:74") for k in keys), keys  # the MLP's fc2(gelu(fc1(x)))
+    text = cli("show", report, "--by", "module")
+    assert text.code == 0 and "by module" in text.stdout and "blocks.0.attn" in text.stdout
+    assert cli("show", report, "--by", "kernel").code == 64
+
 
 def test_export_trace_of_a_run_without_trace_says_why(cli, tmp_path):
     report = tmp_path / "r.fscope"
     assert cli("compare", "demo:mlp", "--backends", "eager", "--out", report, *FAST).code == 0
     e = cli("export", report, "--backend", "eager", "--trace", "--out", tmp_path / "t.json")
     assert e.code == 1 and "without --trace" in e.stderr
+    t = cli("show", report, "--by", "module")
+    assert t.code == 1 and "no kernel trace" in t.stderr, t
