@@ -84,6 +84,15 @@ void CompareSession::startNext() {
     const int index = m_current;
     auto parsed = requestFor(m_backends[index], m_base);
     emit backendStarted(index);
+    if (m_cancelled) {
+        // Cancelled by a receiver of backendStarted, before its job existed.
+        auto& run = m_report.backends[index];
+        run.status = RunStatus::Cancelled;
+        run.error = RunError{"cancelled", "backend " + run.name + ": cancelled by the user", {}, {}};
+        emit backendFinished(index);
+        QTimer::singleShot(0, this, &CompareSession::startNext);
+        return;
+    }
     if (!parsed) {
         auto& run = m_report.backends[index];
         run.status = RunStatus::Failed;

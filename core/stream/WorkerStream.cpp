@@ -97,7 +97,10 @@ StreamEvent WorkerStream::applyLine(const std::string& line) {
 StreamEvent WorkerStream::apply(const json& m) {
     const auto type = m["type"].get<std::string>();
     StreamEvent ev;
-    ev.payload = m;
+    // Only the small messages whose readers want the raw JSON carry it: a stage graph or a trace
+    // chunk (megabytes) is decoded into the run and never copied into its event.
+    if (type == "samples" || type == "backends" || type == "bye")
+        ev.payload = m;
     const auto bad = [&](const Error& e) { return problem("message \"" + type + "\": " + e.message); };
     if (!m_handshakeSeen) {
         if (type != "hello") {
@@ -205,6 +208,7 @@ StreamEvent WorkerStream::apply(const json& m) {
         ev.kind = StreamEvent::Kind::Bye;
     } else {
         ev.kind = StreamEvent::Kind::Unknown; // newer workers may add messages: ignore them
+        ev.payload = m;
     }
     return ev;
 }

@@ -36,7 +36,7 @@ struct StreamEvent {
     std::string phase;      // progress
     double fraction = -1;   // progress, 0..1
     std::string message;    // progress text, error message, malformed-line description
-    nlohmann::json payload; // the whole message (Backends, Unknown)
+    nlohmann::json payload; // the whole message: Samples, Backends, Bye and Unknown only
 };
 
 // Reads the capture worker's stdout (docs/protocol.md) into one BackendRun: checks the handshake,

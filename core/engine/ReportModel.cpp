@@ -1,0 +1,160 @@
+#include "ReportModel.h"
+
+namespace fusescope {
+
+namespace {
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+ReportModel::ReportModel(Engine& engine, QObject* parent)
+    : QObject(parent)
+    , m_engine(engine) {
+    connect(&engine, &Engine::runStarted, this, [this](quint64 generation, const ReportSnapshot& report) {
+        if (generation <= m_generation) {
+            ++m_dropped;
+            return;
+        }
+        m_generation = generation;
+        m_running = true;
+        m_path.clear();
+        Report live = *report;
+        m_live = std::move(live);
+        replace(nullptr, &m_live);
+    });
+    connect(
+        &engine, &Engine::reportOpened, this,
+        [this](quint64 generation, quint64 ticket, const ReportSnapshot& report, const std::string& path) {
+            if (generation <= m_generation) {
+                ++m_dropped;
+                return;
+            }
+            m_generation = generation;
+            m_running = false;
+            m_path = q(path);
+            replace(report, nullptr);
+            emit opened(ticket, q(path));
+        });
+    connect(&engine, &Engine::openFailed, this,
+            [this](quint64 ticket, const std::string& path, const std::string& msg) {
+                emit openFailed(ticket, q(path), q(msg));
+            });
+    connect(&engine, &Engine::backendAdded, this,
+            [this](quint64 generation, int row, const std::string& label) {
+                if (!isCurrent(generation) || row != static_cast<int>(m_live.backends.size()))
+                    return;
+                BackendRun run;
+                run.name = label;
+                m_live.backends.push_back(std::move(run));
+                emit backendAdded(row);
+            });
+    connect(&engine, &Engine::backendStarted, this, [this](quint64 generation, int row) {
+        if (!isCurrent(generation) || row < 0 || row >= static_cast<int>(m_live.backends.size()))
+            return;
+        m_live.backends[row].status = RunStatus::Running;
+        BackendRun& live = m_liveRuns[row];
+        live = BackendRun{};
+        live.name = m_live.backends[row].name;
+        live.status = RunStatus::Running;
+        emit backendStarted(row);
+    });
+    connect(&engine, &Engine::backendProgress, this,
+            [this](quint64 generation, int row, const std::string& phase, double fraction,
+                   const std::string& message) {
+                if (isCurrent(generation))
+                    emit backendProgress(row, q(phase), fraction, q(message));
+            });
+    connect(&engine, &Engine::samplesArrived, this,
+            [this](quint64 generation, int row, const std::vector<double>& eager,
+                   const std::vector<double>& compiled) {
+                if (!isCurrent(generation))
+                    return;
+                auto it = m_liveRuns.find(row);
+                if (it == m_liveRuns.end())
+                    return;
+                it->second.eagerSamplesMs.insert(it->second.eagerSamplesMs.end(), eager.begin(), eager.end());
+                it->second.compiledSamplesMs.insert(it->second.compiledSamplesMs.end(), compiled.begin(),
+                                                    compiled.end());
+                emit samplesArrived(row);
+            });
+    connect(&engine, &Engine::backendFinished, this,
+            [this](quint64 generation, int row, const RunSnapshot& run, const ReportSnapshot& header) {
+                if (!isCurrent(generation) || row < 0 || row >= static_cast<int>(m_live.backends.size()))
+                    return;
+                m_live.backends[row] = *run;
+                m_live.model = header->model;
+                m_live.environment = header->environment;
+                m_live.search = header->search;
+                m_live.settings = header->settings;
+                // Views drop their pointer to the live run on this signal, before it goes.
+                emit backendFinished(row);
+                m_liveRuns.erase(row);
+            });
+    connect(&engine, &Engine::runFinished, this, [this](quint64 generation) {
+        if (!isCurrent(generation))
+            return;
+        m_running = false;
+        emit runFinished();
+    });
+    connect(&engine, &Engine::saved, this, [this](const std::string& path, const std::string& error) {
+        if (!error.empty()) {
+            emit saveFailed(q(path), q(error));
+            return;
+        }
+        m_path = q(path);
+        emit saved(q(path));
+    });
+}
+
+ReportModel::~ReportModel() = default;
+
+bool ReportModel::isCurrent(quint64 generation) {
+    if (generation == m_generation)
+        return true;
+    ++m_dropped;
+    return false;
+}
+
+const BackendRun* ReportModel::liveRun(int row) const {
+    auto it = m_liveRuns.find(row);
+    return it == m_liveRuns.end() ? nullptr : &it->second;
+}
+
+void ReportModel::replace(ReportSnapshot opened, const Report* live) {
+    // The report shown until now stays alive until every view has moved to the new one.
+    ReportSnapshot previous = std::move(m_opened);
+    m_opened = std::move(opened);
+    m_report = live ? live : m_opened.get();
+    if (live != &m_live)
+        m_live = Report{};
+    m_liveRuns.clear();
+    emit reportReset();
+}
+
+void ReportModel::startRun(std::vector<std::string> backends, RunRequest base, bool searchAssignments) {
+    m_running = true;
+    m_engine.startRun(std::move(backends), std::move(base), searchAssignments);
+}
+
+void ReportModel::cancelRun() {
+    m_engine.cancelRun();
+}
+
+quint64 ReportModel::open(const QString& path) {
+    const quint64 ticket = ++m_nextTicket;
+    m_engine.openReport(path.toStdString(), ticket);
+    return ticket;
+}
+
+void ReportModel::save(const QString& path) {
+    // An opened report is saved as it is; a run's report is copied once, here, and written on the
+    // engine thread.
+    ReportSnapshot snapshot =
+        m_report == m_opened.get() && m_opened ? m_opened : std::make_shared<const Report>(*m_report);
+    m_engine.saveReport(std::move(snapshot), path.toStdString());
+}
+
+} // namespace fusescope

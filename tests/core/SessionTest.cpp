@@ -1,0 +1,394 @@
+// CompareSession and the engine thread with fake backend families: the state machine (run order,
+// skip after a model error, cancel, timeout, assignment search order) and the generations that keep
+// a cancelled run out of the report shown. Milliseconds, no torch.
+#include "capture/CompareSession.h"
+#include "capture/WorkerJob.h"
+#include "engine/Engine.h"
+#include "engine/ReportModel.h"
+#include "report/ReportFile.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QMutex>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <map>
+
+using namespace fusescope;
+
+namespace {
+
+// What a fake backend does when it runs.
+enum class Outcome { Ok, ModelError, Hang };
+
+// Every job start, in order, across the families of a test (the engine thread writes it).
+struct StartLog {
+    QMutex mutex;
+    std::vector<std::string> started;
+    void add(const std::string& name) {
+        QMutexLocker lock(&mutex);
+        started.push_back(name);
+    }
+    std::vector<std::string> get() {
+        QMutexLocker lock(&mutex);
+        return started;
+    }
+};
+
+class FakeJob : public BackendJob {
+public:
+    FakeJob(RunRequest request, Outcome outcome, std::string family)
+        : m_outcome(outcome) {
+        m_run.name = request.backend;
+        m_run.family = std::move(family);
+    }
+    void start() override {
+        m_run.status = RunStatus::Running;
+        if (m_outcome == Outcome::Hang)
+            return; // until cancelled
+        QTimer::singleShot(1, this, [this] {
+            if (m_done)
+                return;
+            m_run.eagerSamplesMs = {2.0, 2.0, 2.0};
+            StreamEvent samples;
+            samples.kind = StreamEvent::Kind::Samples;
+            emit event(samples);
+            if (m_outcome == Outcome::ModelError) {
+                m_run.status = RunStatus::Failed;
+                m_run.error = RunError{"model_invalid", "model.py has no model", "model.py", {}};
+            } else {
+                m_run.status = RunStatus::Ok;
+                m_run.compiledSamplesMs = {1.0, 1.0, 1.0};
+                ModelInfo model;
+                model.name = "Net";
+                model.modules = {{"enc", "Linear", 10, 1}, {"dec", "Linear", 10, 1}, {"enc.w", "P", 1, 2}};
+                m_run.model = model;
+            }
+            finish();
+        });
+    }
+    void cancel() override {
+        if (m_done)
+            return;
+        m_run.status = RunStatus::Cancelled;
+        m_run.error = RunError{"cancelled", "backend " + m_run.name + ": cancelled by the user", {}, {}};
+        QTimer::singleShot(0, this, [this] { finish(); });
+    }
+    const BackendRun& run() const override { return m_run; }
+    BackendRun takeRun() override { return std::move(m_run); }
+
+private:
+    void finish() {
+        m_done = true;
+        emit finished();
+    }
+    Outcome m_outcome;
+    BackendRun m_run;
+    bool m_done = false;
+};
+
+// A family that handles the names of its script (and "mixed" when asked); "slow" names run a
+// real WorkerJob on an interpreter that never answers, to reach the timeout.
+class FakeFamily : public BackendFamily {
+public:
+    FakeFamily(std::string id, std::map<std::string, Outcome> script, StartLog* log,
+               QString hangingPython = {})
+        : m_id(std::move(id))
+        , m_script(std::move(script))
+        , m_log(log)
+        , m_hangingPython(std::move(hangingPython)) {}
+    std::string id() const override { return m_id; }
+    std::vector<BackendInfo> probe() override {
+        std::vector<BackendInfo> out;
+        for (const auto& [name, outcome] : m_script)
+            out.push_back({name, m_id, true, {}, {}});
+        return out;
+    }
+    bool handles(const std::string& backend) const override {
+        return m_script.count(backend) > 0 || backend == "slow";
+    }
+    std::unique_ptr<BackendJob> createJob(const RunRequest& request, QObject* parent) override {
+        m_log->add(request.backend == kMixedBackend ? "mixed" : request.backend);
+        if (request.backend == "slow") {
+            WorkerConfig config;
+            config.python = m_hangingPython;
+            RunRequest timed = request;
+            timed.timeoutSeconds = 0.2;
+            auto job = std::make_unique<WorkerJob>(config, timed, m_id, parent);
+            return job;
+        }
+        const Outcome outcome = m_script.count(request.backend) ? m_script.at(request.backend) : Outcome::Ok;
+        return std::make_unique<FakeJob>(request, outcome, m_id);
+    }
+
+private:
+    std::string m_id;
+    std::map<std::string, Outcome> m_script;
+    StartLog* m_log;
+    QString m_hangingPython;
+};
+
+std::vector<BackendFamily*> pointers(const std::vector<std::unique_ptr<BackendFamily>>& families) {
+    std::vector<BackendFamily*> out;
+    for (const auto& f : families)
+        out.push_back(f.get());
+    return out;
+}
+
+RunRequest baseRequest() {
+    RunRequest base;
+    base.model = "demo:mlp";
+    return base;
+}
+
+std::string codeOf(const BackendRun& run) {
+    return run.error ? run.error->code : std::string();
+}
+
+} // namespace
+
+class SessionTest : public QObject {
+    Q_OBJECT
+private slots:
+    // The backends run one after another in the order given, each in its own job.
+    void runsBackendsInTheOrderGiven() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile",
+            std::map<std::string, Outcome>{{"eager", Outcome::Ok}, {"inductor", Outcome::Ok}}, &log));
+        families.push_back(std::make_unique<FakeFamily>(
+            "other", std::map<std::string, Outcome>{{"tvm", Outcome::Ok}}, &log));
+        CompareSession session(pointers(families));
+        QSignalSpy finished(&session, &CompareSession::finished);
+        session.start({"inductor", "tvm", "eager", "nosuch"}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(log.get(), (std::vector<std::string>{"inductor", "tvm", "eager"}));
+        const auto& rows = session.report().backends;
+        QCOMPARE(rows.size(), size_t(4));
+        QCOMPARE(rows[0].status, RunStatus::Ok);
+        QCOMPARE(rows[1].family, std::string("other"));
+        QCOMPARE(rows[3].status, RunStatus::Unavailable);
+        QCOMPARE(codeOf(rows[3]), std::string("backend_unavailable"));
+        QCOMPARE(session.report().model.name, std::string("Net"));
+        QVERIFY(!session.running());
+    }
+
+    // A model that fails to load fails every backend the same way: the rest are not started.
+    void skipsTheRestAfterAModelError() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile",
+            std::map<std::string, Outcome>{{"eager", Outcome::ModelError}, {"inductor", Outcome::Ok}}, &log));
+        CompareSession session(pointers(families));
+        QSignalSpy finished(&session, &CompareSession::finished);
+        QSignalSpy rowFinished(&session, &CompareSession::backendFinished);
+        session.start({"eager", "inductor", "aot_eager"}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(log.get(), (std::vector<std::string>{"eager"}));
+        const auto& rows = session.report().backends;
+        QCOMPARE(rowFinished.count(), 3);
+        for (const auto& row : rows) {
+            QCOMPARE(row.status, RunStatus::Failed);
+            QCOMPARE(codeOf(row), std::string("model_invalid"));
+        }
+        QVERIFY(rows[1].error->message.find("not run, the model failed in backend eager") !=
+                std::string::npos);
+    }
+
+    // Cancel stops the running job and marks the backends not yet started.
+    void cancelStopsTheRunAndTheRest() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile",
+            std::map<std::string, Outcome>{{"eager", Outcome::Hang}, {"inductor", Outcome::Ok}}, &log));
+        CompareSession session(pointers(families));
+        QSignalSpy finished(&session, &CompareSession::finished);
+        // The job is running (and would hang) when the cancel comes.
+        connect(&session, &CompareSession::backendStarted, &session,
+                [&session] { QTimer::singleShot(10, &session, [&session] { session.cancel(); }); });
+        session.start({"eager", "inductor"}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(log.get(), (std::vector<std::string>{"eager"}));
+        const auto& rows = session.report().backends;
+        QCOMPARE(rows[0].status, RunStatus::Cancelled);
+        QVERIFY(rows[0].error->message.find("cancelled by the user") != std::string::npos);
+        QCOMPARE(rows[1].status, RunStatus::Cancelled);
+        QVERIFY(rows[1].error->message.find("cancelled before it started") != std::string::npos);
+    }
+
+    // A cancel that comes with backendStarted, before the job exists, starts no job at all.
+    void cancelAtBackendStartedStartsNoJob() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile", std::map<std::string, Outcome>{{"eager", Outcome::Hang}}, &log));
+        CompareSession session(pointers(families));
+        QSignalSpy finished(&session, &CompareSession::finished);
+        connect(&session, &CompareSession::backendStarted, &session, [&session] { session.cancel(); });
+        session.start({"eager", "inductor"}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        QVERIFY(log.get().empty());
+        QCOMPARE(session.report().backends[0].status, RunStatus::Cancelled);
+        QCOMPARE(session.report().backends[1].status, RunStatus::Cancelled);
+    }
+
+    // A worker that never answers is stopped at the request's timeout, and the next backend runs.
+    void aHangingWorkerTimesOutAndTheNextRuns() {
+        QTemporaryDir dir;
+        const QString python = dir.filePath("python");
+        {
+            QFile script(python);
+            QVERIFY(script.open(QIODevice::WriteOnly));
+            script.write("#!/bin/sh\nexec sleep 30\n");
+        }
+        QFile::setPermissions(python, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile", std::map<std::string, Outcome>{{"eager", Outcome::Ok}}, &log, python));
+        CompareSession session(pointers(families));
+        QSignalSpy finished(&session, &CompareSession::finished);
+        session.start({"slow", "eager"}, baseRequest());
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(log.get(), (std::vector<std::string>{"slow", "eager"}));
+        const auto& rows = session.report().backends;
+        QCOMPARE(rows[0].status, RunStatus::Failed);
+        QCOMPARE(codeOf(rows[0]), std::string("worker_timeout"));
+        QCOMPARE(rows[1].status, RunStatus::Ok);
+    }
+
+    // The assignment search runs after the listed backends, appending its candidates in the
+    // exhaustive order over the top-level submodules (first module fastest).
+    void searchCandidatesFollowTheListedBackends() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile",
+            std::map<std::string, Outcome>{
+                {"eager", Outcome::Ok}, {"aot_eager", Outcome::Ok}, {"mixed", Outcome::Ok}},
+            &log));
+        CompareSession session(pointers(families));
+        session.setSearchAssignments(true);
+        QSignalSpy finished(&session, &CompareSession::finished);
+        QSignalSpy added(&session, &CompareSession::backendAdded);
+        session.start({"eager", "aot_eager"}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        std::vector<std::string> labels;
+        for (const auto& row : session.report().backends)
+            labels.push_back(row.name);
+        QCOMPARE(labels,
+                 (std::vector<std::string>{"eager", "aot_eager", "mixed[enc=eager,dec=eager]",
+                                           "mixed[enc=aot_eager,dec=eager]", "mixed[enc=eager,dec=aot_eager]",
+                                           "mixed[enc=aot_eager,dec=aot_eager]"}));
+        QCOMPARE(added.count(), 4);
+        QCOMPARE(log.get(),
+                 (std::vector<std::string>{"eager", "aot_eager", "mixed", "mixed", "mixed", "mixed"}));
+        QVERIFY(session.report().search.is_object());
+        QVERIFY(!session.report().search.contains("error"));
+    }
+
+    // The engine thread runs the session; the model on this thread assembles the report from
+    // its snapshots, one per finished row, with live samples in between.
+    void theEngineRunsOffThisThread() {
+        StartLog log;
+        Engine engine([&log] {
+            std::vector<std::unique_ptr<BackendFamily>> families;
+            families.push_back(std::make_unique<FakeFamily>(
+                "torch_compile",
+                std::map<std::string, Outcome>{{"eager", Outcome::Ok}, {"inductor", Outcome::Ok}}, &log));
+            return families;
+        });
+        ReportModel model(engine);
+        QSignalSpy done(&model, &ReportModel::runFinished);
+        QSignalSpy samples(&model, &ReportModel::samplesArrived);
+        model.startRun({"eager", "inductor"}, baseRequest(), false);
+        QVERIFY(model.running());
+        QVERIFY(done.wait(5000));
+        QVERIFY(!model.running());
+        QCOMPARE(model.report().backends.size(), size_t(2));
+        QCOMPARE(model.report().backends[1].status, RunStatus::Ok);
+        QCOMPARE(model.report().model.name, std::string("Net"));
+        QCOMPARE(samples.count(), 2);
+        QCOMPARE(model.droppedSnapshots(), 0);
+    }
+
+    // Opening a report mid-run cancels and disconnects the old session: the opened report is
+    // never touched by it, and no runFinished of the old run arrives.
+    void openingAReportMidRunLeavesItUntouched() {
+        QTemporaryDir dir;
+        Report saved;
+        saved.modelSpec = "demo:cnn";
+        BackendRun row;
+        row.name = "from_file";
+        row.status = RunStatus::Ok;
+        saved.backends = {row};
+        const std::string path = dir.filePath("r.fscope").toStdString();
+        QVERIFY(!writeReport(saved, path));
+
+        StartLog log;
+        Engine engine([&log] {
+            std::vector<std::unique_ptr<BackendFamily>> families;
+            families.push_back(std::make_unique<FakeFamily>(
+                "torch_compile",
+                std::map<std::string, Outcome>{{"eager", Outcome::Hang}, {"inductor", Outcome::Ok}}, &log));
+            return families;
+        });
+        ReportModel model(engine);
+        QSignalSpy started(&model, &ReportModel::backendStarted);
+        QSignalSpy opened(&model, &ReportModel::opened);
+        QSignalSpy finishedRows(&model, &ReportModel::backendFinished);
+        QSignalSpy runDone(&model, &ReportModel::runFinished);
+        model.startRun({"eager", "inductor"}, baseRequest(), false);
+        QVERIFY(started.wait(5000));
+        const quint64 runGeneration = model.generation();
+        model.open(QString::fromStdString(path));
+        QVERIFY(opened.wait(5000));
+        QVERIFY(model.generation() > runGeneration);
+        QVERIFY(!model.running());
+        QTest::qWait(50); // the cancelled job ends on the engine thread meanwhile
+        QCOMPARE(model.report().backends.size(), size_t(1));
+        QCOMPARE(model.report().backends[0].name, std::string("from_file"));
+        QCOMPARE(finishedRows.count(), 0);
+        QCOMPARE(runDone.count(), 0);
+        QCOMPARE(log.get(), (std::vector<std::string>{"eager"}));
+
+        // A snapshot of the old generation that still arrives is dropped.
+        auto stale = std::make_shared<BackendRun>();
+        stale->name = "stale";
+        emit engine.backendFinished(runGeneration, 0, stale, std::make_shared<Report>());
+        emit engine.runFinished(runGeneration);
+        QCOMPARE(model.report().backends[0].name, std::string("from_file"));
+        QCOMPARE(finishedRows.count(), 0);
+        QCOMPARE(runDone.count(), 0);
+        QCOMPARE(model.droppedSnapshots(), 2);
+    }
+
+    // A report that cannot be read changes nothing: the run goes on and finishes.
+    void aFailedOpenLeavesTheRunGoing() {
+        StartLog log;
+        Engine engine([&log] {
+            std::vector<std::unique_ptr<BackendFamily>> families;
+            families.push_back(std::make_unique<FakeFamily>(
+                "torch_compile", std::map<std::string, Outcome>{{"eager", Outcome::Ok}}, &log));
+            return families;
+        });
+        ReportModel model(engine);
+        QSignalSpy failed(&model, &ReportModel::openFailed);
+        QSignalSpy done(&model, &ReportModel::runFinished);
+        model.startRun({"eager"}, baseRequest(), false);
+        const quint64 ticket = model.open("/nonexistent/r.fscope");
+        QVERIFY(failed.wait(5000));
+        QCOMPARE(failed.front().at(0).toULongLong(), ticket);
+        QVERIFY(failed.front().at(2).toString().contains("r.fscope"));
+        QVERIFY(done.count() == 1 || done.wait(5000));
+        QCOMPARE(model.report().backends[0].status, RunStatus::Ok);
+    }
+};
+
+QTEST_GUILESS_MAIN(SessionTest)
+#include "SessionTest.moc"
