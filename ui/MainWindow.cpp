@@ -6,6 +6,7 @@
 #include "ComparisonModel.h"
 #include "GraphPanel.h"
 #include "ModuleAssignPanel.h"
+#include "PythonSetting.h"
 #include "RecentFiles.h"
 #include "RecommendationPanel.h"
 #include "ShapesPanel.h"
@@ -134,6 +135,8 @@ void MainWindow::buildActions() {
     auto* view = menuBar()->addMenu(tr("&View"));
     auto* find = view->addAction(tr("&Find Node..."), this, [this] {
         m_tabs->setCurrentWidget(m_graphs);
+    run->addSeparator();
+    run->addAction(tr("&Python Interpreter..."), this, &MainWindow::choosePython);
         m_graphs->focusSearch();
     });
     find->setShortcut(QKeySequence::Find);
@@ -648,6 +651,32 @@ QStringList MainWindow::checkedBackends() const {
 }
 
 void MainWindow::setModelSpec(const QString& spec) {
+void MainWindow::choosePython() {
+    if (isRunning() || m_probing) {
+        m_statusLabel->setText(
+            tr("The Python interpreter can change once the run or the backend probe is over."));
+        return;
+    }
+    PythonDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    for (auto& family : m_families)
+        m_retiredFamilies.push_back(std::move(family));
+    m_families = createBackendFamilies();
+    // What the old environment could not run may run in the new one: the probe marks it again.
+    for (int i = 0; i < m_backendList->count(); ++i) {
+        QListWidgetItem* item = m_backendList->item(i);
+        if (!item->text().endsWith(" (unavailable)"))
+            continue;
+        item->setText(item->text().chopped(int(qstrlen(" (unavailable)"))));
+        item->setForeground(palette().text());
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    }
+    m_statusLabel->setText(tr("Python: %1; probing its backends...")
+                               .arg(dialog.chosen().isEmpty() ? tr("the default") : dialog.chosen()));
+    probeBackends();
+}
+
     const int idx = m_modelCombo->findText(spec);
     if (idx < 0)
         m_modelCombo->insertItem(0, spec);

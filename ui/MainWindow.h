@@ -82,6 +82,9 @@ public:
     bool isProbing() const { return m_probing; }
     bool runWaitingForProbe() const { return m_runAfterProbe; }
 
+    // Run > Python Interpreter: the Python the workers run in (PythonSetting.h); a new choice
+    // probes the backends again in that environment. Not during a run.
+    void choosePython();
 signals:
     void runFinished();
 
@@ -117,6 +120,8 @@ private:
 
     std::vector<std::unique_ptr<BackendFamily>> m_families;
     std::unique_ptr<CompareSession> m_session;
+    // Families replaced by a Python change: a finished session may still point at them.
+    std::vector<std::unique_ptr<BackendFamily>> m_retiredFamilies;
     std::unique_ptr<Report> m_loadedReport;
     const Report* m_report = nullptr;
     Report m_empty;

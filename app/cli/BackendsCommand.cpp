@@ -1,6 +1,7 @@
 #include "Commands.h"
 #include "ExitCodes.h"
 #include "Registry.h"
+#include "capture/WorkerConfig.h"
 #include "codec/Json.h"
 
 #include <algorithm>
@@ -10,6 +11,9 @@
 namespace fusescope::cli {
 
 int runBackends(bool json) {
+    // The environment the workers run in, named before what they found in it.
+    const QString python = WorkerConfig::fromEnvironment().python;
+    const auto env = inspectPython(python);
     auto families = createBackendFamilies();
     std::vector<BackendInfo> all;
     for (auto& family : families) {
@@ -24,9 +28,25 @@ int runBackends(bool json) {
                            {"available", b.available},
                            {"reason", b.available ? nlohmann::json(nullptr) : nlohmann::json(b.reason)},
                            {"tags", b.tags}});
-        std::cout << codec::dumpJson(nlohmann::json{{"backends", out}}, 2) << std::endl;
+        nlohmann::json environment = {{"path", python.toStdString()}};
+        if (env) {
+            environment["python"] = env.value().python;
+            environment["torch"] = env.value().torch;
+            environment["torch_tested"] = env.value().torchTested;
+            environment["torch_lib"] = env.value().torchLib;
+        } else {
+            environment["error"] = env.error().message;
+        }
+        std::cout << codec::dumpJson(nlohmann::json{{"python", environment}, {"backends", out}}, 2)
+                  << std::endl;
         return kExitOk;
     }
+    if (env)
+        std::cout << "python: " << describe(env.value())
+                  << (env.value().torchTested ? "" : "; torch outside the tested range " + torchTestedRange())
+                  << "\n";
+    else
+        std::cout << "python: " << env.error().message << "\n";
     size_t width = 7;
     for (const auto& b : all)
         width = std::max(width, b.name.size());

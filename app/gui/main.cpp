@@ -1,13 +1,16 @@
 // fusescope: the desktop application. `fusescope [MODEL | REPORT.fscope] [--backends LIST] [--run]`
 #include "MainWindow.h"
+#include "PythonSetting.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
+#include "capture/WorkerConfig.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
@@ -150,7 +153,11 @@ int main(int argc, char** argv) {
                                   "Save a PNG of the window after the run and quit (for docs/tests)", "file");
     QCommandLineOption graphs("graphs", "Open the Graphs tab on this backend's stages", "backend");
     QCommandLineOption tab("tab", "Open on a tab: " + kTabs.join(", "), "name");
-    parser.addOptions({backends, run, screenshot, graphs, tab});
+    QCommandLineOption python("python",
+                              "Python interpreter (with torch) the workers run in, for this start; the "
+                              "saved choice is Run > Python Interpreter",
+                              "path");
+    parser.addOptions({backends, run, screenshot, graphs, tab, python});
     if (!parser.parse(QCoreApplication::arguments()))
         return usageError(parser.errorText().toStdString());
     if (parser.isSet(help) || parser.isSet("help-all"))
@@ -159,6 +166,17 @@ int main(int argc, char** argv) {
         parser.showVersion();
     if (auto bad = badArgument(parser, backends, screenshot, tab))
         return usageError(*bad);
+    // The interpreter is chosen before the window creates its backend families and probes them.
+    if (parser.isSet(python)) {
+        const QString path = parser.value(python);
+        auto env = fusescope::inspectPython(path);
+        if (!env)
+            return usageError("--python: " + env.error().message);
+        fusescope::WorkerConfig::setChosenPython(path.contains('/') ? QFileInfo(path).absoluteFilePath()
+                                                                    : path);
+    } else if (const QString saved = fusescope::savedPython(); !saved.isEmpty()) {
+        fusescope::WorkerConfig::setChosenPython(saved);
+    }
     if (noDisplay) {
         std::fprintf(stderr,
                      "fusescope: no display found (DISPLAY and WAYLAND_DISPLAY are not set), so the window "

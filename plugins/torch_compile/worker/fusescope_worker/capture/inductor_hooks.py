@@ -12,6 +12,7 @@ FX graph cache keeps working: a plain callable would make it bypass the cache an
 we measure. The trace settings make Inductor write output_code.py and its kernel provenance
 mapping into our scratch directory.
 """
+import torch
 from torch._inductor import config
 from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
 
@@ -60,12 +61,13 @@ HOOKS = {"aot_forward": "post_grad_custom_pre_pass", "post_grad": "post_grad_cus
 
 
 def missing_hooks() -> dict[str, str]:
-    """Stage -> why this torch cannot capture it."""
-    missing = {stage: f"this torch has no torch._inductor.config.{key}" for stage, key in HOOKS.items()
+    """Stage -> why this torch cannot capture it, naming the missing API and the torch release."""
+    release = f"torch {torch.__version__}"
+    missing = {stage: f"{release} has no torch._inductor.config.{key}" for stage, key in HOOKS.items()
                if not _has(key)}
     if CustomSchedulerPass is None:
         for stage in ("pre_fusion", "post_fusion"):
-            missing.setdefault(stage, "this torch has no torch._inductor.custom_graph_pass.CustomSchedulerPass")
+            missing.setdefault(stage, f"{release} has no torch._inductor.custom_graph_pass.CustomSchedulerPass")
     return missing
 
 
