@@ -131,12 +131,12 @@ void MainWindow::buildActions() {
     m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
     m_cancelAction = run->addAction(tr("&Cancel"), this, &MainWindow::cancelRun);
     m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    run->addSeparator();
+    run->addAction(tr("&Python Interpreter..."), this, &MainWindow::choosePython);
 
     auto* view = menuBar()->addMenu(tr("&View"));
     auto* find = view->addAction(tr("&Find Node..."), this, [this] {
         m_tabs->setCurrentWidget(m_graphs);
-    run->addSeparator();
-    run->addAction(tr("&Python Interpreter..."), this, &MainWindow::choosePython);
         m_graphs->focusSearch();
     });
     find->setShortcut(QKeySequence::Find);
@@ -634,23 +634,6 @@ void MainWindow::probeBackends() {
     thread->start();
 }
 
-void MainWindow::probeFinished() {
-    m_probing = false;
-    if (m_runAfterProbe) {
-        m_runAfterProbe = false;
-        startRun();
-    }
-}
-
-QStringList MainWindow::checkedBackends() const {
-    QStringList out;
-    for (int i = 0; i < m_backendList->count(); ++i)
-        if (m_backendList->item(i)->checkState() == Qt::Checked)
-            out << m_backendList->item(i)->text();
-    return out;
-}
-
-void MainWindow::setModelSpec(const QString& spec) {
 void MainWindow::choosePython() {
     if (isRunning() || m_probing) {
         m_statusLabel->setText(
@@ -677,6 +660,23 @@ void MainWindow::choosePython() {
     probeBackends();
 }
 
+void MainWindow::probeFinished() {
+    m_probing = false;
+    if (m_runAfterProbe) {
+        m_runAfterProbe = false;
+        startRun();
+    }
+}
+
+QStringList MainWindow::checkedBackends() const {
+    QStringList out;
+    for (int i = 0; i < m_backendList->count(); ++i)
+        if (m_backendList->item(i)->checkState() == Qt::Checked)
+            out << m_backendList->item(i)->text();
+    return out;
+}
+
+void MainWindow::setModelSpec(const QString& spec) {
     const int idx = m_modelCombo->findText(spec);
     if (idx < 0)
         m_modelCombo->insertItem(0, spec);

@@ -81,10 +81,10 @@ public:
     // asked for meanwhile waits for it, so the probe never competes with a timed sample.
     bool isProbing() const { return m_probing; }
     bool runWaitingForProbe() const { return m_runAfterProbe; }
-
     // Run > Python Interpreter: the Python the workers run in (PythonSetting.h); a new choice
     // probes the backends again in that environment. Not during a run.
     void choosePython();
+
 signals:
     void runFinished();
 
@@ -119,9 +119,9 @@ private:
     void showRunSettingsOf(const Report& report);
 
     std::vector<std::unique_ptr<BackendFamily>> m_families;
-    std::unique_ptr<CompareSession> m_session;
     // Families replaced by a Python change: a finished session may still point at them.
     std::vector<std::unique_ptr<BackendFamily>> m_retiredFamilies;
+    std::unique_ptr<CompareSession> m_session;
     std::unique_ptr<Report> m_loadedReport;
     const Report* m_report = nullptr;
     Report m_empty;

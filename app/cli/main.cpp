@@ -4,16 +4,16 @@
 #include "OptionChecks.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
-#include "capture/Workload.h"
 #include "capture/WorkerConfig.h"
+#include "capture/Workload.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <QCoreApplication>
-using namespace fusescope;
 #include <QFileInfo>
+using namespace fusescope;
 using namespace fusescope::cli;
 
 namespace {
@@ -199,6 +199,15 @@ int main(int argc, char** argv) {
         cli.add_subcommand("backends", "List every backend known, available or not, and why not");
     backends->add_flag("--json", backendsJson, "Print JSON");
 
+    // The interpreter every worker runs in (docs/worker.md, "Your own Python").
+    std::string python;
+    for (CLI::App* command : {cmp, backends})
+        command
+            ->add_option("--python", python,
+                         "Python interpreter (with torch) the worker runs in, e.g. ~/venv/bin/python; "
+                         "default: FUSESCOPE_PYTHON, else the build's")
+            ->type_name("PATH");
+
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -217,15 +226,6 @@ int main(int argc, char** argv) {
     if (*cmp) {
         if (auto bad = files::checkModelPath(compare.model)) {
             std::fprintf(stderr, "error: model: %s\n", bad->message.c_str());
-
-    // The interpreter every worker runs in (docs/worker.md, "Your own Python").
-    std::string python;
-    for (CLI::App* command : {cmp, backends})
-        command
-            ->add_option("--python", python,
-                         "Python interpreter (with torch) the worker runs in, e.g. ~/venv/bin/python; "
-                         "default: FUSESCOPE_PYTHON, else the build's")
-            ->type_name("PATH");
             return kExitUsage;
         }
         if (!compare.out.empty()) {
@@ -251,6 +251,22 @@ int main(int argc, char** argv) {
     QCoreApplication::setApplicationName("fusescope-cli");
     QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
 
+    if (!python.empty()) {
+        auto env = inspectPython(QString::fromStdString(python));
+        if (!env) {
+            std::fprintf(stderr, "error: --python: %s\n", env.error().message.c_str());
+            return kExitUsage;
+        }
+        if (!env.value().torchTested && !compare.quiet)
+            std::fprintf(stderr,
+                         "warning: --python: torch %s is outside the tested range (%s); stages whose "
+                         "torch APIs are missing are reported unsupported, naming them\n",
+                         env.value().torch.c_str(), torchTestedRange().c_str());
+        // Relative to here, not to wherever a worker starts.
+        const QString chosen = QString::fromStdString(python);
+        WorkerConfig::setChosenPython(chosen.contains('/') ? QFileInfo(chosen).absoluteFilePath() : chosen);
+    }
+
     if (*cmp) {
         compare.backends = splitBackendList(backendList);
         if (compare.backends.empty()) {
@@ -271,22 +287,6 @@ int main(int argc, char** argv) {
         if (!pin.empty())
             compare.base.placement.pin = parseCpuList(pin, onlineCpus()).value_or(std::vector<int>{});
         if (!mode.empty())
-
-    if (!python.empty()) {
-        auto env = inspectPython(QString::fromStdString(python));
-        if (!env) {
-            std::fprintf(stderr, "error: --python: %s\n", env.error().message.c_str());
-            return kExitUsage;
-        }
-        if (!env.value().torchTested && !compare.quiet)
-            std::fprintf(stderr,
-                         "warning: --python: torch %s is outside the tested range (%s); stages whose "
-                         "torch APIs are missing are reported unsupported, naming them\n",
-                         env.value().torch.c_str(), torchTestedRange().c_str());
-        // Relative to here, not to wherever a worker starts.
-        const QString chosen = QString::fromStdString(python);
-        WorkerConfig::setChosenPython(chosen.contains('/') ? QFileInfo(chosen).absoluteFilePath() : chosen);
-    }
             compare.base.options["mode"] = mode;
         compare.base.options["fullgraph"] = fullgraph;
         compare.base.options["dynamic"] =
