@@ -1,5 +1,6 @@
 #include "ComparisonTable.h"
 
+#include "analysis/CompileTime.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/RunWarnings.h"
@@ -178,6 +179,21 @@ void trainingSection(std::ostringstream& out, const Report& report) {
     }
 }
 
+// compile_s of each backend by phase, with the warm and capture compiles (analysis/CompileTime.h).
+void compileSection(std::ostringstream& out, const Report& report) {
+    bool header = false;
+    for (const auto& run : report.backends) {
+        if (run.compileBreakdown.empty() && !run.captureSeconds && !run.warmCompileSeconds)
+            continue; // older reports: the table's compile column says all there is
+        if (!header)
+            out << "\ncompile time:\n";
+        header = true;
+        const auto lines = compileTimeLines(run);
+        for (size_t i = 0; i < lines.size(); ++i)
+            out << "  " << (i == 0 ? run.name + ": " : std::string()) << lines[i] << "\n";
+    }
+}
+
 void partsSection(std::ostringstream& out, const Report& report) {
     for (const auto& run : report.backends) {
         if (run.parts.empty())
@@ -259,6 +275,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
             !run.accuracy->reason.empty())
             out << "accuracy: " << run.name << ": [" << accuracyStatus(*run.accuracy) << "] "
                 << run.accuracy->reason << "\n";
+    compileSection(out, report);
     trainingSection(out, report);
     breaksSection(out, report);
     shapesSection(out, report);

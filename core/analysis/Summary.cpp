@@ -209,6 +209,11 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
             b["assign"] = nullptr;
         }
         b["parts"] = run.parts;
+        // compile_s split up, and the compiles apart from it (docs/measurement.md "Compile time")
+        b["capture_s"] = orNull(run.captureSeconds);
+        b["warm_compile_s"] = orNull(run.warmCompileSeconds);
+        b["compile_breakdown"] = compileBreakdownJson(run.compileBreakdown);
+        b["compile_breakdown_graphs"] = compileGraphsJson(run.graphCompileBreakdown);
         b["trace"] = traceSummary(run);
         b["nodes_before_fusion"] = orNull(nodesBeforeFusion(run));
         b["kernels_after_fusion"] = orNull(kernelsAfterFusion(run));

@@ -2,6 +2,7 @@
 
 #include "Reader.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace fusescope::codec {
@@ -305,6 +306,50 @@ void readShapes(const Reader& r, ShapeStudy& study) {
     });
 }
 
+// `compile_breakdown`: {phase: seconds >= 0}, put in the documented phase order.
+std::vector<CompilePhase> readCompilePhases(const Reader& r) {
+    std::vector<CompilePhase> phases;
+    if (!r.expectObject())
+        return phases;
+    for (const auto& [name, value] : r.value().items()) {
+        const Reader item = r.child(name.c_str(), value);
+        if (!value.is_number()) {
+            item.fail(std::string("expected seconds (a number), got ") + describeType(value));
+            return {};
+        }
+        const double seconds = value.get<double>();
+        if (seconds < 0) {
+            item.fail("seconds must be >= 0");
+            return {};
+        }
+        phases.push_back({name, seconds});
+    }
+    return orderedPhases(std::move(phases));
+}
+
+void readCompileTimes(const Reader& r, BackendRun& run) {
+    if (auto v = r.optNumber("capture_s"))
+        run.captureSeconds = v;
+    if (auto v = r.optNumber("warm_compile_s"))
+        run.warmCompileSeconds = v;
+    if (auto b = r.object("compile_breakdown"))
+        run.compileBreakdown = readCompilePhases(*b);
+    if (r.has("compile_breakdown_graphs")) {
+        std::vector<GraphCompileTime> graphs;
+        r.each("compile_breakdown_graphs", [&](const Reader& g) {
+            if (!g.expectObject())
+                return;
+            GraphCompileTime graph;
+            graph.compileId = g.str("compile_id");
+            if (auto phases = g.object("phases"))
+                graph.phases = readCompilePhases(*phases);
+            graph.totalSeconds = g.number("total_s");
+            graphs.push_back(std::move(graph));
+        });
+        run.graphCompileBreakdown = std::move(graphs);
+    }
+}
+
 void readPart(const Reader& r, AssignedPart& p) {
     p.module = r.str("module");
     p.backend = r.str("backend");
@@ -494,6 +539,7 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.captureOverheadSeconds = v;
     if (auto v = r.optNumber("first_call_s"))
         run.firstCallSeconds = v;
+    readCompileTimes(r, run); // capture_s, warm_compile_s, compile_breakdown: newer workers only
     if (auto v = r.optInt64("peak_memory_bytes"))
         run.peakMemoryBytes = v;
     if (auto v = r.optInt64("eager_peak_memory_bytes"))

@@ -35,6 +35,24 @@ RunStatus runStatusFromString(const std::string& text) {
     return RunStatus::Failed;
 }
 
+json compileBreakdownJson(const std::vector<CompilePhase>& phases) {
+    if (phases.empty())
+        return nullptr;
+    json j = json::object();
+    for (const auto& p : phases)
+        j[p.name] = p.seconds;
+    return j;
+}
+
+json compileGraphsJson(const std::vector<GraphCompileTime>& graphs) {
+    json list = json::array();
+    for (const auto& g : graphs)
+        list.push_back({{"compile_id", g.compileId},
+                        {"phases", compileBreakdownJson(g.phases)},
+                        {"total_s", g.totalSeconds}});
+    return list;
+}
+
 const StageGraph* BackendRun::findStage(const std::string& key) const {
     auto it = std::find_if(stages.begin(), stages.end(), [&](const StageGraph& s) { return s.key() == key; });
     return it == stages.end() ? nullptr : &*it;
@@ -146,6 +164,15 @@ void to_json(json& j, const BackendRun& r) {
     j["compile_s"] = orNull(r.compileSeconds);
     j["compile_capture_overhead_s"] = orNull(r.captureOverheadSeconds);
     j["first_call_s"] = orNull(r.firstCallSeconds);
+    // Written only when measured, so a report from before them reads and writes back unchanged.
+    if (r.captureSeconds)
+        j["capture_s"] = *r.captureSeconds;
+    if (r.warmCompileSeconds)
+        j["warm_compile_s"] = *r.warmCompileSeconds;
+    if (!r.compileBreakdown.empty())
+        j["compile_breakdown"] = compileBreakdownJson(r.compileBreakdown);
+    if (!r.graphCompileBreakdown.empty())
+        j["compile_breakdown_graphs"] = compileGraphsJson(r.graphCompileBreakdown);
     j["wall_s"] = r.wallSeconds;
     j["samples"] = {{"eager", r.eagerSamplesMs}, {"compiled", r.compiledSamplesMs}};
     j["peak_memory_bytes"] = orNull(r.peakMemoryBytes);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CompileTime.h"
 #include "StageGraph.h"
 #include "trace/KernelTrace.h"
 
@@ -154,6 +155,13 @@ struct BackendRun {
     std::optional<double> compileSeconds;
     std::optional<double> captureOverheadSeconds;
     std::optional<double> firstCallSeconds;
+    // docs/measurement.md "Compile time": the capturing compile's first call (a compile apart
+    // from the timed one) and a recompile with the on-disk caches warm; absent in older reports.
+    std::optional<double> captureSeconds;
+    std::optional<double> warmCompileSeconds;
+    // compile_s by phase, from torch's compile timers (empty: not measured), and per Dynamo compile.
+    std::vector<CompilePhase> compileBreakdown;
+    std::vector<GraphCompileTime> graphCompileBreakdown;
     double wallSeconds = 0;
 
     // Interleaved samples from the same worker process: eager is this run's baseline.
@@ -198,6 +206,11 @@ struct BackendRun {
     }
     const StageGraph* findStage(const std::string& key) const;
 };
+
+// {phase: seconds} (`compile_breakdown`), or null when there are no phases.
+nlohmann::json compileBreakdownJson(const std::vector<CompilePhase>& phases);
+// [{compile_id, phases, total_s}] (`compile_breakdown_graphs`).
+nlohmann::json compileGraphsJson(const std::vector<GraphCompileTime>& graphs);
 
 // Encoders; the decoders are in codec/Records.h (one per record, never throwing).
 void to_json(nlohmann::json& j, const BackendRun& run);

@@ -42,6 +42,7 @@ private slots:
     void statisticsComeFromTheCore();
     void logScaleToggles();
     void exportsNonBlankFiles();
+    void compileTimeStacksItsPhases();
 };
 
 void BackendChartsTest::pointsGrowAsSamplesStream() {
@@ -179,6 +180,47 @@ void BackendChartsTest::exportsNonBlankFiles() {
     QString error;
     QVERIFY(!charts.exportChart(BackendCharts::Chart::Latency, dir.filePath("x.bmp"), 100, 100, &error));
     QVERIFY(error.contains("bmp"));
+}
+
+// compile_breakdown as a stacked bar: one segment per phase, in phase order, adding up to the
+// compile_s bar they cover; a run without a breakdown keeps its single bar and no legend.
+void BackendChartsTest::compileTimeStacksItsPhases() {
+    Report report;
+    report.backends.push_back(finishedRun("eager", 2.0, 2.0, 5));
+    report.backends.push_back(finishedRun("inductor", 1.0, 2.0, 5));
+    BackendCharts charts;
+    charts.setReport(&report);
+    QCustomPlot* plot = charts.plot(BackendCharts::Chart::CompileTime);
+    QVERIFY(!plot->legend->visible());
+    QVERIFY(charts.compilePhaseBars("kernel_compilation"));
+    QVERIFY(!charts.compilePhaseBars("no_such_phase"));
+
+    report.backends[1].compileSeconds = 10.0;
+    report.backends[1].compileBreakdown = {
+        {"dynamo_tracing", 1.0}, {"kernel_compilation", 8.5}, {"unaccounted", 0.5}};
+    charts.backendUpdated(1);
+    charts.flush();
+    QCOMPARE(pointCount(charts.bars(BackendCharts::Chart::CompileTime)), 2); // compile_s of both runs
+    double top = 0;
+    for (const auto& [phase, seconds] : std::vector<std::pair<std::string, double>>{
+             {"dynamo_tracing", 1.0}, {"kernel_compilation", 8.5}, {"unaccounted", 0.5}}) {
+        QCPBars* bars = charts.compilePhaseBars(phase);
+        QCOMPARE(pointCount(bars), 1);
+        QCOMPARE(bars->data()->at(0)->key, 1.0);
+        QCOMPARE(bars->data()->at(0)->value, seconds);
+        bool found = false;
+        top = std::max(top, bars->getValueRange(found, QCP::sdBoth).upper);
+        QVERIFY(found);
+    }
+    QCOMPARE(top, 10.0); // stacked: the last segment ends at compile_s
+    QCOMPARE(pointCount(charts.compilePhaseBars("inductor_lowering")), 0);
+    QVERIFY(plot->legend->visible());
+
+    report.backends[1].compileBreakdown.clear();
+    charts.backendUpdated(1);
+    charts.flush();
+    QCOMPARE(pointCount(charts.compilePhaseBars("kernel_compilation")), 0);
+    QVERIFY(!plot->legend->visible());
 }
 
 int main(int argc, char** argv) {

@@ -1,5 +1,7 @@
 #include "BackendCharts.h"
+#include "engine/ReportModel.h"
 
+#include "analysis/CompileTime.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/Summary.h"
 
@@ -120,6 +122,8 @@ BackendCharts::BackendCharts(QWidget* parent)
             bars->setBrush(colors[1].lighter(130));
             bars->setPen(QPen(colors[1]));
             m_bars[c] = bars;
+            if (chart == Chart::CompileTime)
+                addPhaseBars(plot);
             if (chart == Chart::Speedup) {
                 auto* parity = new QCPItemStraightLine(plot); // 1.0x: no faster than eager
                 parity->point1->setCoords(0, 1);
@@ -135,6 +139,38 @@ BackendCharts::BackendCharts(QWidget* parent)
 }
 
 BackendCharts::~BackendCharts() = default;
+
+// One bar per documented phase, stacked in phase order over the compile_s bar: where a run has
+// a breakdown its phases add up to compile_s and cover that bar; where not, the bar shows alone.
+void BackendCharts::addPhaseBars(QCustomPlot* plot) {
+    static const QColor palette[] = {{31, 119, 180},  {174, 199, 232}, {255, 127, 14}, {199, 199, 199},
+                                     {44, 160, 44},   {152, 223, 138}, {214, 39, 40},  {255, 152, 150},
+                                     {148, 103, 189}, {197, 176, 213}, {140, 86, 75},  {227, 119, 194},
+                                     {188, 189, 34},  {127, 127, 127}};
+    QCPBars* below = nullptr;
+    int c = 0;
+    for (const auto& phase : compilePhaseOrder()) {
+        auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setName(QString::fromStdString(compilePhaseLabel(phase)));
+        bars->setWidth(0.6);
+        const QColor color = palette[c++ % std::size(palette)];
+        bars->setBrush(color);
+        bars->setPen(QPen(color.darker(120)));
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_phaseBars[phase] = bars;
+    }
+    plot->legend->setVisible(false); // shown once a run has a breakdown
+    plot->legend->setFont(QFont(font().family(), 7));
+    plot->legend->removeItem(0); // the compile_s bar: the segments carry the legend
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+QCPBars* BackendCharts::compilePhaseBars(const std::string& phase) const {
+    const auto it = m_phaseBars.find(phase);
+    return it == m_phaseBars.end() ? nullptr : it->second;
+}
 
 QCustomPlot* BackendCharts::plot(Chart chart) const {
     return m_plots[static_cast<int>(chart)];
@@ -211,6 +247,8 @@ void BackendCharts::flush() {
         for (auto* bar : m_bars)
             if (bar)
                 bar->data()->clear();
+        for (auto& [phase, bars] : m_phaseBars)
+            bars->data()->clear();
         m_allDirty = false;
     }
     rebuild();
@@ -289,7 +327,19 @@ void BackendCharts::rebuildBars() {
             if (value)
                 m_bars[c]->addData(index, *value);
         }
+        for (auto& [phase, bars] : m_phaseBars) {
+            bars->data()->remove(index - 0.01, index + 0.01);
+            if (!run)
+                continue;
+            for (const auto& p : run->compileBreakdown)
+                if (p.name == phase && p.seconds > 0)
+                    bars->addData(index, p.seconds);
+        }
     }
+    bool anyPhase = false;
+    for (auto& [phase, bars] : m_phaseBars)
+        anyPhase = anyPhase || !bars->data()->isEmpty();
+    m_plots[static_cast<int>(Chart::CompileTime)]->legend->setVisible(anyPhase);
     for (int c = 1; c < 4; ++c) {
         bool found = false;
         const QCPRange range = m_bars[c]->data()->valueRange(found);
@@ -360,10 +410,16 @@ QString BackendCharts::tooltipFor(Chart chart, const QPoint& pos) const {
         const auto s = speedupOverEager(*run);
         return text + (s ? QStringLiteral(": %1x over eager").arg(*s, 0, 'f', 2) : tr(": no speedup yet"));
     }
-    case Chart::CompileTime:
-        return text + (run->compileSeconds
-                           ? QStringLiteral(": compiled in %1 s").arg(*run->compileSeconds, 0, 'f', 2)
-                           : tr(": not compiled yet"));
+    case Chart::CompileTime: {
+        text += run->compileSeconds
+                    ? QStringLiteral(": compiled in %1 s").arg(*run->compileSeconds, 0, 'f', 2)
+                    : tr(": not compiled yet");
+        for (const auto& p : orderedPhases(run->compileBreakdown))
+            text += QStringLiteral("\n  %1: %2 s")
+                        .arg(QString::fromStdString(compilePhaseLabel(p.name)))
+                        .arg(p.seconds, 0, 'f', 3);
+        return text;
+    }
     case Chart::PeakMemory: {
         if (!run->peakMemoryBytes)
             return text + tr(": no memory measurement");
@@ -373,6 +429,21 @@ QString BackendCharts::tooltipFor(Chart chart, const QPoint& pos) const {
     }
     }
     return text;
+}
+
+void BackendCharts::subscribe(const ReportModel* model) {
+    auto reset = [this, model] { setReport(&model->report()); };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendAdded, this, &BackendCharts::backendUpdated);
+    // The running backend's samples stream into the model's live run: chart that one meanwhile.
+    connect(model, &ReportModel::backendStarted, this,
+            [this, model](int row) { setLiveRun(row, model->liveRun(row)); });
+    connect(model, &ReportModel::samplesArrived, this, &BackendCharts::samplesArrived);
+    connect(model, &ReportModel::backendFinished, this, [this](int row) {
+        setLiveRun(row, nullptr);
+        backendUpdated(row);
+    });
 }
 
 } // namespace fusescope

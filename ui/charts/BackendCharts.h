@@ -6,6 +6,7 @@
 #include <QString>
 #include <QWidget>
 #include <map>
+#include <string>
 
 class QCheckBox;
 class QCustomPlot;
@@ -15,6 +16,8 @@ class QCPBars;
 class QTimer;
 
 namespace fusescope {
+
+class ReportModel;
 
 // The comparison charts of a Report: latency per backend (box of quartiles, every sample as a
 // jittered strip, eager beside compiled), speedup over eager, compile time and peak memory.
@@ -32,6 +35,9 @@ public:
     ~BackendCharts() override;
     static QString title(Chart chart);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     void setReport(const Report* report);
     // A run that is not (yet) in the report's vector, e.g. the backend streaming right now;
     // nullptr goes back to the report's own entry.
@@ -45,6 +51,9 @@ public:
     QCPGraph* sampleStrip(bool eager) const;
     QCPStatisticalBox* latencyBoxes(bool eager) const;
     QCPBars* bars(Chart chart) const;
+    // The compile-time chart's stacked segment of one phase (compile_breakdown), or nullptr for a
+    // phase that is not documented (analysis/CompileTime.h).
+    QCPBars* compilePhaseBars(const std::string& phase) const;
     int redrawCount() const { return m_redraws; }
 
     // Writes one chart; the extension picks PNG, SVG or PDF.
@@ -68,6 +77,7 @@ private:
     void rebuild();
     void rebuildLatency();
     void rebuildBars();
+    void addPhaseBars(QCustomPlot* plot);
     void updateTicks();
     QString tooltipFor(Chart chart, const QPoint& pos) const;
     void exportWithDialog(Chart chart);
@@ -78,6 +88,7 @@ private:
     QCPStatisticalBox* m_boxes[2] = {};
     QCPGraph* m_strips[2] = {};
     QCPBars* m_bars[4] = {};
+    std::map<std::string, QCPBars*> m_phaseBars; // compile time by phase, stacked over m_bars
     QCheckBox* m_logScale = nullptr;
     QTimer* m_redrawTimer = nullptr;
     QSet<int> m_dirty;
