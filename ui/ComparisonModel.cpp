@@ -1,9 +1,8 @@
 #include "ComparisonModel.h"
 
+#include "analysis/ComparisonColumns.h"
 #include "analysis/Format.h"
-#include "analysis/LatencyStats.h"
 #include "analysis/RunWarnings.h"
-#include "analysis/Summary.h"
 
 #include <QBrush>
 #include <QColor>
@@ -20,10 +19,6 @@ std::optional<int> nonNegative(int v) {
     return v >= 0 ? std::optional<int>(v) : std::nullopt;
 }
 
-bool gradientsFailed(const BackendRun& run) {
-    return run.training && run.training->gradientAccuracy && !run.training->gradientAccuracy->pass;
-}
-
 QString accuracyLine(const char* what, const fusescope::Accuracy& a) {
     QString line = QString("%1: max abs %2, max rel %3, cosine %4 at %5 (tolerance %6): %7")
                        .arg(what, q(format::scientific(a.maxAbs)), q(format::scientific(a.maxRel)))
@@ -35,14 +30,6 @@ QString accuracyLine(const char* what, const fusescope::Accuracy& a) {
     if (!a.reason.empty())
         line += QString(": %1").arg(q(a.reason));
     return line;
-}
-
-// The status itself where a max abs would say nothing (non-finite outputs, eager disagreeing with itself).
-QString accuracyCell(const fusescope::Accuracy& a) {
-    const std::string status = accuracyStatus(a);
-    if (status != "pass" && status != "fail_accuracy")
-        return q(status);
-    return q(format::scientific(a.maxAbs)) + (a.pass ? " pass" : " FAIL");
 }
 
 } // namespace
@@ -93,97 +80,14 @@ int ComparisonModel::columnCount(const QModelIndex& parent) const {
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char* titles[ColumnCount] = {"Backend",  "Status",  "Compile (s)", "Median (ms)",
-                                              "IQR (ms)", "Speedup", "Peak memory", "Max |err|",
-                                              "Graphs",   "Breaks",  "Nodes",       "Kernels"};
-    static const char* tips[ColumnCount] = {
-        "torch.compile backend",
-        "ok, failed, unavailable, or the phase of a run in progress",
-        "First call minus capture overhead: cold compile unless --warm-cache",
-        "Median latency of the compiled model",
-        "Interquartile range of the compiled latency samples",
-        "Median eager / median compiled, interleaved in the same worker process",
-        "Peak allocator bytes during one forward (see docs/measurement.md)",
-        "Max absolute error against eager, and the pass/fail verdict",
-        "Dynamo graphs",
-        "Graph breaks",
-        "Compute nodes before the backend's fusion passes",
-        "Kernels after fusion"};
     if (section < 0 || section >= ColumnCount)
         return {};
+    const auto& c = comparisonColumn(Column(section));
     if (role == Qt::DisplayRole)
-        return QString::fromLatin1(titles[section]);
+        return q(c.header);
     if (role == Qt::ToolTipRole)
-        return QString::fromLatin1(tips[section]);
+        return q(c.tip);
     return {};
-}
-
-QVariant ComparisonModel::display(const BackendRun& run, int column) const {
-    const auto stats = computeLatencyStats(run.compiledSamplesMs);
-    switch (column) {
-    case Backend:
-        return q(run.name);
-    case Status: {
-        // A note changes how to read the row (e.g. reduce-overhead on cpu had no CUDA graphs); a
-        // warning says the numbers are less trustworthy (machine_busy, high_variance).
-        QStringList counts;
-        const auto warnings = runWarnings(run).size();
-        if (!run.notes.empty())
-            counts << QString("%1 note%2").arg(run.notes.size()).arg(run.notes.size() > 1 ? "s" : "");
-        if (warnings > 0)
-            counts << QString("%1 warning%2").arg(warnings).arg(warnings > 1 ? "s" : "");
-        return counts.isEmpty() ? q(toString(run.status))
-                                : QString("%1 (%2)").arg(q(toString(run.status)), counts.join(", "));
-    }
-    case CompileSeconds:
-        return q(format::seconds(run.compileSeconds));
-    case MedianMs:
-        return q(format::milliseconds(stats.empty() ? std::optional<double>() : stats.median));
-    case IqrMs:
-        return q(format::milliseconds(stats.empty() ? std::optional<double>() : stats.iqr()));
-    case Speedup:
-        return q(format::ratio(speedupOverEager(run)));
-    case PeakMemory:
-        return q(format::bytes(run.peakMemoryBytes));
-    case Accuracy:
-        if (!run.accuracy)
-            return QStringLiteral("-");
-        return accuracyCell(*run.accuracy) + (gradientsFailed(run) ? " grad FAIL" : "");
-    case Graphs:
-        return q(format::count(nonNegative(run.graphs)));
-    case GraphBreaks:
-        return q(format::count(nonNegative(run.graphBreaks)));
-    case NodesBeforeFusion:
-        return q(format::count(nodesBeforeFusion(run)));
-    case KernelsAfterFusion:
-        return q(format::count(kernelsAfterFusion(run)));
-    }
-    return {};
-}
-
-QVariant ComparisonModel::sortValue(const BackendRun& run, int column) const {
-    const auto stats = computeLatencyStats(run.compiledSamplesMs);
-    auto opt = [](const auto& v) { return v ? QVariant(static_cast<double>(*v)) : QVariant(); };
-    switch (column) {
-    case CompileSeconds:
-        return opt(run.compileSeconds);
-    case MedianMs:
-        return stats.empty() ? QVariant() : QVariant(stats.median);
-    case IqrMs:
-        return stats.empty() ? QVariant() : QVariant(stats.iqr());
-    case Speedup:
-        return opt(speedupOverEager(run));
-    case PeakMemory:
-        return opt(run.peakMemoryBytes);
-    case Accuracy:
-        return run.accuracy ? QVariant(run.accuracy->maxAbs) : QVariant();
-    case NodesBeforeFusion:
-        return opt(nodesBeforeFusion(run));
-    case KernelsAfterFusion:
-        return opt(kernelsAfterFusion(run));
-    default:
-        return display(run, column);
-    }
 }
 
 QVariant ComparisonModel::toolTip(const BackendRun& run, int column) const {
@@ -244,12 +148,17 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
         if (index.column() == Status && run.status == RunStatus::Running &&
             !m_liveStatus[index.row()].isEmpty())
             return m_liveStatus[index.row()];
-        return display(run, index.column());
-    case SortRole:
-        return sortValue(run, index.column());
+        return q(cellText(run, Column(index.column())));
+    case SortRole: {
+        // Numbers sort as numbers (an absent one as null), names and words as text.
+        if (!comparisonColumn(Column(index.column())).numeric)
+            return q(cellText(run, Column(index.column())));
+        const auto v = cellSortValue(run, Column(index.column()));
+        return v ? QVariant(*v) : QVariant();
+    }
     case Qt::TextAlignmentRole:
-        return index.column() <= Status ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                        : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return comparisonColumn(Column(index.column())).numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (run.error)
             return q("[" + run.error->code + "] " + run.error->message);

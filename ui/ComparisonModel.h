@@ -1,31 +1,21 @@
 #pragma once
 
+#include "analysis/ComparisonColumns.h"
 #include "model/Report.h"
 
 #include <QAbstractTableModel>
 
 namespace fusescope {
 
-// One row per backend of a Report, the same columns as `fusescope-cli compare`. The report is
+// One row per backend of a Report, the columns and cells of `fusescope-cli compare`. The report is
 // owned elsewhere (a CompareSession or a loaded file); call backendChanged() when a run updates.
 class ComparisonModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column {
-        Backend,
-        Status,
-        CompileSeconds,
-        MedianMs,
-        IqrMs,
-        Speedup,
-        PeakMemory,
-        Accuracy,
-        Graphs,
-        GraphBreaks,
-        NodesBeforeFusion,
-        KernelsAfterFusion,
-        ColumnCount
-    };
+    // The columns are core's (analysis/ComparisonColumns.h): the CLI table shows the same cells.
+    using Column = column::Id;
+    using enum column::Id;
+    static constexpr int ColumnCount = column::Count;
     // Raw numbers for sorting and charts, beside the formatted DisplayRole text.
     static constexpr int SortRole = Qt::UserRole + 1;
 
@@ -44,8 +34,6 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    QVariant display(const BackendRun& run, int column) const;
-    QVariant sortValue(const BackendRun& run, int column) const;
     // Training and mixed-run details of a cell; null when there is nothing more to say.
     QVariant toolTip(const BackendRun& run, int column) const;
 

@@ -1,5 +1,6 @@
 #include "ComparisonTable.h"
 
+#include "analysis/ComparisonColumns.h"
 #include "analysis/CompileTime.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
@@ -17,33 +18,6 @@ namespace fusescope::cli {
 namespace {
 
 using Row = std::vector<std::string>;
-
-std::string accuracyCell(const BackendRun& run) {
-    if (!run.accuracy)
-        return "-";
-    const std::string status = accuracyStatus(*run.accuracy);
-    if (status != "pass" && status != "fail_accuracy")
-        return status; // nonfinite, eager_two_runs_differ, fail_to_run, OOM: no max abs worth showing
-    return format::scientific(run.accuracy->maxAbs) + (run.accuracy->pass ? " pass" : " FAIL");
-}
-
-Row rowFor(const BackendRun& run) {
-    const auto stats = computeLatencyStats(run.compiledSamplesMs);
-    const auto latency = stats.empty() ? std::optional<double>() : stats.median;
-    const auto iqr = stats.empty() ? std::optional<double>() : stats.iqr();
-    return {run.name,
-            toString(run.status),
-            format::seconds(run.compileSeconds),
-            format::milliseconds(latency),
-            format::milliseconds(iqr),
-            format::ratio(speedupOverEager(run)),
-            format::bytes(run.peakMemoryBytes),
-            accuracyCell(run),
-            format::count(run.graphs >= 0 ? std::optional<int>(run.graphs) : std::nullopt),
-            format::count(run.graphBreaks >= 0 ? std::optional<int>(run.graphBreaks) : std::nullopt),
-            format::count(nodesBeforeFusion(run)),
-            format::count(kernelsAfterFusion(run))};
-}
 
 std::string shapeText(const nlohmann::json& set) {
     std::string out;
@@ -229,11 +203,14 @@ void recommendationSection(std::ostringstream& out, const Report& report, const 
 } // namespace
 
 std::string comparisonTable(const Report& report, const SummaryOptions& summary) {
-    const Row header = {"backend",  "status",   "compile s", "median ms", "IQR ms", "speedup",
-                        "peak mem", "max|err|", "graphs",    "breaks",    "nodes",  "kernels"};
+    // The columns and cells are the GUI's (analysis/ComparisonColumns.h), with the short headers.
+    const auto& columns = comparisonColumns();
+    Row header;
+    for (const auto& c : columns)
+        header.push_back(c.tableHeader);
     std::vector<Row> rows = {header};
     for (const auto& run : report.backends)
-        rows.push_back(rowFor(run));
+        rows.push_back(rowCells(run));
     std::vector<size_t> widths(header.size(), 0);
     for (const auto& row : rows)
         for (size_t c = 0; c < row.size(); ++c)
@@ -252,7 +229,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
             const auto& cell = rows[r][c];
             const size_t pad = widths[c] - cell.size();
             // Names and words left-aligned, numbers right-aligned.
-            if (c <= 1)
+            if (!columns[c].numeric)
                 out << cell << std::string(pad, ' ');
             else
                 out << std::string(pad, ' ') << cell;
