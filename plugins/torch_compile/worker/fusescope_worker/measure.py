@@ -6,6 +6,8 @@ perf_counter_ns, with a device synchronize before and after on CUDA.
 """
 import time
 
+from .confidence import ConfidenceRule
+
 CHUNK = 50  # samples per `samples` message (protocol: at most 50)
 
 
@@ -40,9 +42,11 @@ def timed_call(fn, sync) -> float:
 
 
 def interleaved(eager, compiled, settings: dict, sync, channel, on_progress, watch=None) -> dict:
-    """Warm up both, then time eager/compiled pairs until both min_runs and min_time_s are
-    reached, or max_runs or max_time_s is. Returns counts per series. `watch`
-    (machine_probe.MachineWatch) is started after the warm-up and stopped after the last sample."""
+    """Warm up both, then time eager/compiled pairs (docs/measurement.md, "Stopping rule"): at
+    least min_runs pairs and min_time_s seconds; then, with a `confidence_pct` target, until the
+    95 % confidence interval of the median ratio eager/compiled is within +-target % of it; at
+    most max_runs pairs or max_time_s seconds. Returns counts per series and what stopped the loop.
+    `watch` (machine_probe.MachineWatch) is started after the warm-up and stopped after the last sample."""
     for _ in range(settings["warmup"]):
         eager()
         compiled()
@@ -50,25 +54,56 @@ def interleaved(eager, compiled, settings: dict, sync, channel, on_progress, wat
     streams = {"eager": SampleStream(channel, "eager"), "compiled": SampleStream(channel, "compiled")}
     min_runs, max_runs = settings["min_runs"], max(settings["max_runs"], 1)
     min_time, max_time = settings["min_time_s"], settings["max_time_s"]
+    rule = ConfidenceRule(settings.get("confidence_pct", 0.0))
     if watch is not None:
         watch.start()
     start = time.perf_counter()
     runs, reported = 0, 0.0
     while True:
-        streams["eager"].add(timed_call(eager, sync))
-        streams["compiled"].add(timed_call(compiled, sync))
+        eager_ms = timed_call(eager, sync)
+        compiled_ms = timed_call(compiled, sync)
+        streams["eager"].add(eager_ms)
+        streams["compiled"].add(compiled_ms)
+        rule.add(eager_ms, compiled_ms)
         runs += 1
         elapsed = time.perf_counter() - start
-        if runs >= max_runs or elapsed >= max_time or (runs >= min_runs and elapsed >= min_time):
+        stopped_by = stop_reason(runs, elapsed, settings, rule)
+        if stopped_by:
             break
         done = max(min(runs / max(min_runs, 1), elapsed / min_time if min_time > 0 else 1.0),
                    runs / max_runs, elapsed / max_time if max_time > 0 else 0.0)
+        if rule.enabled and runs >= min_runs and elapsed >= min_time:
+            # Past the minimums, only the caps bound the loop: report against them.
+            done = max(runs / max_runs, elapsed / max_time if max_time > 0 else 0.0)
         if done - reported >= 0.1:
             reported = done
-            on_progress(min(done, 1.0), f"{runs} runs per series in {elapsed:.1f} s")
+            width = "" if rule.last_half_width is None else \
+                f", speedup known to +-{rule.last_half_width:.1f} % (target {rule.target_pct:g} %)"
+            on_progress(min(done, 1.0), f"{runs} runs per series in {elapsed:.1f} s{width}")
     if watch is not None:
         watch.stop()
     for stream in streams.values():
         stream.flush()
     return {"eager": streams["eager"].count, "compiled": streams["compiled"].count,
-            "warmup": settings["warmup"], "elapsed_s": time.perf_counter() - start}
+            "warmup": settings["warmup"], "elapsed_s": time.perf_counter() - start,
+            "stopped_by": stopped_by, "confidence_pct": rule.target_pct}
+
+
+def stop_reason(runs: int, elapsed: float, settings: dict, rule: ConfidenceRule) -> str | None:
+    """Why the loop stops after `runs` pairs and `elapsed` seconds, or None to go on. The caps win;
+    then both minimums must be met; then the confidence target, when one is set."""
+    if runs >= max(settings["max_runs"], 1):
+        return "max_runs"
+    if elapsed >= settings["max_time_s"]:
+        return "max_time"
+    if runs < settings["min_runs"] or elapsed < settings["min_time_s"]:
+        return None
+    if not rule.enabled:
+        return "min"
+    return "confidence" if rule.reached(runs) else None
+
+
+def outcome(runs: dict) -> dict:
+    """The result's `measure` record (docs/protocol.md): the target and what stopped the loop.
+    The interval itself is computed from the samples by the C++ side."""
+    return {"confidence_pct": runs.get("confidence_pct", 0.0), "stopped_by": runs.get("stopped_by")}

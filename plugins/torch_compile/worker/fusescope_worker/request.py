@@ -5,7 +5,9 @@ from dataclasses import dataclass, field
 
 from .errors import BAD_REQUEST, WorkerError
 
-DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0}
+# confidence_pct: the stopping rule's target (measure.py); absent from a request, the rule is off.
+DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0,
+                   "confidence_pct": 0.0}
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
 DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
 DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
@@ -97,8 +99,10 @@ def parse_run(request: dict) -> RunRequest:
     run.measure = _merged(request, "measure", DEFAULT_MEASURE)
     for name in ("warmup", "min_runs", "max_runs"):
         _number(run.measure, "measure", name, integer=True)
-    for name in ("min_time_s", "max_time_s"):
+    for name in ("min_time_s", "max_time_s", "confidence_pct"):
         _number(run.measure, "measure", name, integer=False)
+    if run.measure["confidence_pct"] > 100:
+        raise _bad("request field 'measure.confidence_pct' must be a percentage from 0 to 100")
     run.placement = _placement(request)
     run.options = _merged(request, "options", DEFAULT_OPTIONS)
     if run.options["mode"] is not None and not isinstance(run.options["mode"], str):
