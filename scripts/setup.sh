@@ -5,6 +5,9 @@
 #   scripts/setup.sh test   # set up, build, run every test, the ASan unit tests and the fuzz
 #                           # smoke (what .ci/run does)
 #   scripts/setup.sh build  # set up and build only
+#   scripts/setup.sh package  # the release .deb into build/release (preset release, stripped;
+#                             # docs/packaging.md), checked to resolve no library from a build
+#                             # tree or a virtual environment
 #
 # Debian packages come from apt (Debian 12 and 13). The Python environment for the capture
 # worker lives outside the clone, keyed by the lock file and the interpreter version, so a fresh
@@ -13,7 +16,7 @@
 set -euo pipefail
 
 action=${1:-build}
-case "$action" in demo|test|build) ;; *) echo "usage: $0 demo|test|build" >&2; exit 64 ;; esac
+case "$action" in demo|test|build|package) ;; *) echo "usage: $0 demo|test|build|package" >&2; exit 64 ;; esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -27,6 +30,8 @@ packages=(cmake ninja-build g++ pkg-config git
 # The tests' fuzz smoke (scripts/fuzz.sh) builds with clang's libFuzzer and sanitizer runtimes;
 # the unversioned names pick clang 14 on Debian 12 and clang 19 on Debian 13.
 [ "$action" != test ] || packages+=(clang libclang-rt-dev)
+# cpack's DEB generator runs dpkg-shlibdeps to name the libraries' packages.
+[ "$action" != package ] || packages+=(dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -67,9 +72,11 @@ fi
 export FUSESCOPE_PYTHON="$venv/bin/python"
 
 # --- Build ---------------------------------------------------------------------------------
-log "configuring and building (preset dev)"
-cmake --preset dev -DFUSESCOPE_PYTHON="$FUSESCOPE_PYTHON" >/dev/null
-cmake --build --preset dev
+if [ "$action" != package ]; then
+    log "configuring and building (preset dev)"
+    cmake --preset dev -DFUSESCOPE_PYTHON="$FUSESCOPE_PYTHON" >/dev/null
+    cmake --build --preset dev
+fi
 
 case "$action" in
 build)
@@ -93,6 +100,59 @@ test)
         log "fuzz smoke: ${fuzz_seconds} s per target"
         scripts/fuzz.sh "$fuzz_seconds"
     fi
+    ;;
+package)
+    # FUSESCOPE_PYTHON's torch is only for building the LibTorch runner; the binaries default to
+    # python3 and take the user's interpreter with --python (docs/packaging.md).
+    log "configuring and building (preset release, ${FUSESCOPE_JOBS:-$(nproc)} jobs)"
+    cmake --preset release -DFUSESCOPE_PYTHON="$FUSESCOPE_PYTHON" >/dev/null
+    cmake --build --preset release -j "${FUSESCOPE_JOBS:-$(nproc)}"
+    rel="$root/build/release"
+    rm -f "$rel"/fusescope_*.deb "$rel"/fusescope-libtorch-runner_*.deb
+    (cd "$rel" && cpack -G DEB >/dev/null)
+    version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$rel/CPackConfig.cmake")
+    arch=$(dpkg --print-architecture)
+    deb="$rel/fusescope_${version}_${arch}.deb"
+    [ -f "$deb" ] || { echo "error: cpack made no $deb" >&2; exit 1; }
+    # The LibTorch runner, split out of the staging tree by packaging/split-runner.cmake: a
+    # package of its own, since it needs the libtorch of the user's Python at run time.
+    if [ -x "$rel/runner-stage/usr/lib/fusescope/fusescope-libtorch-runner" ]; then
+        stage="$rel/runner-stage"
+        strip --strip-unneeded "$stage/usr/lib/fusescope/fusescope-libtorch-runner"
+        mkdir -p "$stage/DEBIAN"
+        cat >"$stage/DEBIAN/control" <<CONTROL
+Package: fusescope-libtorch-runner
+Version: $version
+Architecture: $arch
+Maintainer: FuseScope developers
+Depends: fusescope (= $version), libc6, libstdc++6, libgomp1
+Section: devel
+Priority: optional
+Description: FuseScope's LibTorch runner (torchscript, torchscript_nnc, aot_inductor)
+ Runs TorchScript and AOTInductor packages in a process of its own. It loads libtorch from the
+ torch of the Python environment FuseScope is given (--python), which must be the torch release
+ it was built against.
+CONTROL
+        dpkg-deb --root-owner-group --build "$stage" "$rel/fusescope-libtorch-runner_${version}_${arch}.deb" >/dev/null
+    fi
+    # Off the build machine nothing may come from the build tree or a virtual environment.
+    scratch=$(mktemp -d)
+    trap 'rm -rf "$scratch"' EXIT
+    dpkg-deb -x "$deb" "$scratch"
+    bad=0
+    for bin in "$scratch"/usr/bin/*; do
+        if readelf -d "$bin" | grep -Eq '\((RPATH|RUNPATH)\)'; then
+            echo "error: $(basename "$bin") has an RPATH: $(readelf -d "$bin" | grep -E 'RPATH|RUNPATH')" >&2
+            bad=1
+        fi
+        if ldd "$bin" | grep -E "not found|$root|/\.cache/|venv"; then
+            echo "error: $(basename "$bin") resolves the libraries above from outside the system" >&2
+            bad=1
+        fi
+    done
+    [ "$bad" = 0 ] || exit 1
+    log "built $(ls "$rel"/*.deb | tr '\n' ' ')"
+    log "every library of usr/bin/* resolves from the system (ldd); install test: scripts/test-deb-install.sh"
     ;;
 demo)
     gui="$root/build/dev/app/gui/fusescope"
