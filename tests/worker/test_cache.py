@@ -20,7 +20,9 @@ def test_warm_runs_use_the_users_cache(tmp_path):
     assert first.stage("post_fusion")["status"] == "ok"
     assert list(tmp_path.iterdir())
 
+    # The timed compile of the second run hits the user's cache; the capturing compile turns the
+    # FX graph and AOTAutograd caches off, so its stages are captured all the same.
     second = inductor_run(tmp_path, "warm")
-    stage = second.stage("post_fusion")
-    assert stage["status"] == "unsupported" and "compile cache" in stage["reason"]
+    assert second.stage("post_fusion")["status"] == "ok"
     assert second.stage("dynamo_fx")["status"] == "ok"
+    assert second.one("result")["compile_breakdown"]["compile_cache"] > 0

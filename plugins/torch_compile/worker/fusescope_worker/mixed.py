@@ -62,7 +62,7 @@ class Part:
         self._enter = None
 
     def entry(self) -> dict:
-        graphs = self.session.part_graphs if self.session is not None else None
+        graphs = getattr(self.session, "part_graphs", None)
         called = self.calls > 0
         first = self.first_call_ns / 1e9 if called else None
         entry = {"module": self.name, "backend": self.backend, "mode": self.mode, "graphs": graphs,
@@ -294,13 +294,73 @@ def _install_timing(part: Part, module: torch.nn.Module, sync) -> list:
     return [module.register_forward_pre_hook(pre), module.register_forward_hook(post)]
 
 
+def _wrap(part: Part, submodule, options: dict, sync, hooks: list):
+    try:
+        backend = CapturingBackend(part.backend, _part_options(options, part, options["dynamic"]), part.session)
+    except Exception as exc:
+        raise WorkerError(BAD_REQUEST, f"options for backend {part.label} (part {part.name}) rejected: "
+                          f"{describe(exc)}", backend="mixed") from exc
+    compiled = torch.compile(submodule, backend=backend, fullgraph=options["fullgraph"], dynamic=options["dynamic"])
+    hooks.extend(_install_timing(part, compiled, sync))
+    return compiled
+
+
+def _first_call(run, parts: list[Part], hooks: list, model) -> None:
+    """The mixed model's first call with the parts' timing hooks on, removed afterwards."""
+    for part in parts:
+        part.timing = True
+    try:
+        run.loaded(model)
+    except Exception as exc:
+        raise _first_call_error(run, parts, exc) from exc
+    finally:
+        for part in parts:
+            part.timing = False
+        for handle in hooks:
+            handle.remove()
+
+
 def compile(run, stack, sync):
-    """The mixed model after its first (timed) call; fills result compile times, assign, parts."""
-    request, options, capture = run.request, run.request.options, run.request.capture
-    parts = resolve(_assign(request), run.loaded.module)
+    """Timed and warm plain compiles of the mixed model, then the capturing one, measured
+    (compile_timing.py); fills result compile times, assign, parts (per-part times are the
+    timed compile's)."""
+    from .compile_timing import compile_with_capture, plain_compiles
+    from .shapes import quiet_session
+    request, options = run.request, run.request.options
+    assign = _assign(request)
+    parts = resolve(assign, run.loaded.module)
     run.progress("compile", 0.0, "compiling " + ", ".join(f"{p.name} with {p.label}" for p in parts)
                  + " (first call; the rest eager)")
-    torch._dynamo.reset()
+    stack.enter_context(torch._dynamo.config.patch(recompile_limit=_recompile_limit() + len(parts)))
+    run.result.update(assign=dict(assign), parts=None)
+    timed_parts: list[dict] = []
+    plain = {}
+
+    def make_plain():
+        plain["parts"] = resolve(assign, run.loaded.module)
+        plain["hooks"] = []
+        for part in plain["parts"]:
+            part.session = quiet_session(part.backend)
+        run.session = MixedSession(plain["parts"], [])
+        return build(run.loaded.module, plain["parts"], lambda part, sub: _wrap(part, sub, options, sync,
+                                                                                 plain["hooks"]))
+
+    def call(model):
+        _first_call(run, plain["parts"], plain["hooks"], model)
+        if not timed_parts:
+            timed_parts.extend(p.entry() for p in plain["parts"])
+    compiled = compile_with_capture(run, stack, lambda: plain_compiles(sync, make_plain, call),
+                                    lambda: _capture_compile(run, stack, sync, parts))
+    timed = {entry["module"]: entry for entry in timed_parts}
+    for entry in run.result["parts"] or []:
+        if entry["module"] in timed:
+            for key in ("compile_s", "first_call_s"):
+                entry[key] = timed[entry["module"]][key]
+    return compiled
+
+
+def _capture_compile(run, stack, sync, parts: list[Part]):
+    capture = run.request.capture
     graphs: list = []
     stages_wanted, code_wanted = bool(capture.get("stages", True)), bool(capture.get("code", True))
     for part in parts:
@@ -319,44 +379,19 @@ def compile(run, stack, sync):
         if run.wants_trace:
             from .tracing import profiler
             stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
-    stack.enter_context(torch._dynamo.config.patch(recompile_limit=_recompile_limit() + len(parts)))
     run.session = MixedSession(parts, graphs)
-    run.result.update(assign=dict(_assign(request)), parts=None)
     hooks = []
-
-    def wrap(part, submodule):
-        try:
-            backend = CapturingBackend(part.backend, _part_options(options, part, options["dynamic"]), part.session)
-        except Exception as exc:
-            raise WorkerError(BAD_REQUEST, f"options for backend {part.label} (part {part.name}) rejected: "
-                              f"{describe(exc)}", backend="mixed") from exc
-        compiled = torch.compile(submodule, backend=backend, fullgraph=options["fullgraph"],
-                                 dynamic=options["dynamic"])
-        hooks.extend(_install_timing(part, compiled, sync))
-        return compiled
-
-    model = build(run.loaded.module, parts, wrap)
-    for part in parts:
-        part.timing = True
+    model = build(run.loaded.module, parts, lambda part, sub: _wrap(part, sub, run.request.options, sync, hooks))
     start = time.perf_counter()
     try:
-        run.loaded(model)
+        _first_call(run, parts, hooks, model)
         sync()
-    except Exception as exc:
-        raise _first_call_error(run, parts, exc) from exc
     finally:
-        for part in parts:
-            part.timing = False
-        for handle in hooks:
-            handle.remove()
         run._record_graphs()
         run.result["parts"] = [p.entry() for p in parts]
-    first_call = time.perf_counter() - start
     for session in sessions:
         session.first_call_done = True
-    overhead = run.session.overhead_ns / 1e9
-    run.result.update(first_call_s=first_call, compile_capture_overhead_s=overhead,
-                      compile_s=max(first_call - overhead, 0.0))
+    run.result.update(capture_s=time.perf_counter() - start, compile_capture_overhead_s=run.session.overhead_ns / 1e9)
     return model
 
 

@@ -10,6 +10,7 @@ from .machine_probe import MachineWatch
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
+from .compile_timing import compile_with_capture, plain_compiles
 from .errors import (BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe,
                      internal)
 from .models import load_model
@@ -36,6 +37,8 @@ class Run:
         self.eager_differs = None  # where two eager calls disagreed (eager_reference)
         self.result = {"backend": self.backend, "status": "failed", "model": request.model, "device": request.device,
                        "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
+                       "capture_s": None, "warm_compile_s": None, "compile_breakdown": None,
+                       "compile_breakdown_graphs": None,  # compile_timing.py
                        "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
                        "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
                        "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
@@ -93,9 +96,31 @@ class Run:
         return eager_out, fp64_out
 
     def compile(self, stack: contextlib.ExitStack, sync):
+        """Timed and warm plain compiles, then the capturing compile that is measured
+        (compile_timing.py, docs/measurement.md "Compile time")."""
+        def make_plain():
+            self.session = shapes.quiet_session(self.backend)
+            return torch.compile(self.loaded.module, backend=self._backend(self.session),
+                                 fullgraph=self.request.options["fullgraph"], dynamic=self.request.options["dynamic"])
+
+        def call(model):
+            try:
+                self.loaded(model)
+            except Exception as exc:
+                raise self._first_call_error(exc) from exc
+        return compile_with_capture(self, stack, lambda: plain_compiles(sync, make_plain, call),
+                                    lambda: self._capture_compile(stack, sync))
+
+    def _backend(self, session):
+        try:
+            return CapturingBackend(self.backend, self.request.options, session)
+        except Exception as exc:  # e.g. an unknown key in options.inductor
+            raise WorkerError(BAD_REQUEST, f"options for backend {self.backend} rejected: {describe(exc)}",
+                              backend=self.backend) from exc
+
+    def _capture_compile(self, stack: contextlib.ExitStack, sync):
         options, capture = self.request.options, self.request.capture
-        self.progress("compile", 0.0, f"compiling with {self.backend} (first call)")
-        torch._dynamo.reset()
+        self.progress("compile", 0.5, f"compiling with {self.backend} again, capturing its stages")
         session = CaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
                                  code_wanted=bool(capture.get("code", True)),
                                  on_capture=lambda message: self.progress("capture", 0.5, message))
@@ -109,12 +134,7 @@ class Run:
             from torch._inductor import config as inductor_config
             from .tracing import profiler
             stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
-        try:
-            backend = CapturingBackend(self.backend, options, session)
-        except Exception as exc:  # e.g. an unknown key in options.inductor
-            raise WorkerError(BAD_REQUEST, f"options for backend {self.backend} rejected: {describe(exc)}",
-                              backend=self.backend) from exc
-        compiled = torch.compile(self.loaded.module, backend=backend, fullgraph=options["fullgraph"],
+        compiled = torch.compile(self.loaded.module, backend=self._backend(session), fullgraph=options["fullgraph"],
                                  dynamic=options["dynamic"])
         start = time.perf_counter()
         try:
@@ -124,11 +144,9 @@ class Run:
             raise self._first_call_error(exc) from exc
         finally:
             self._record_graphs()
-        first_call = time.perf_counter() - start
         session.first_call_done = True
-        overhead = session.overhead_ns / 1e9
-        self.result.update(first_call_s=first_call, compile_capture_overhead_s=overhead,
-                           compile_s=max(first_call - overhead, 0.0))
+        self.result.update(capture_s=time.perf_counter() - start,
+                           compile_capture_overhead_s=session.overhead_ns / 1e9)
         return compiled
 
     def _cudagraph_watch(self, stack, device: torch.device):
@@ -167,7 +185,6 @@ class Run:
         self.result["runs"] = measure.interleaved(eager, fast, settings, sync, self.channel,
                                                   lambda f, m: self.progress("measure", f, m), watch)
         self.result["warnings"] += watch.warnings()
-        self.result["measure"] = measure.outcome(self.result["runs"])
 
     def measure_memory(self, compiled, device: torch.device) -> None:
         self.progress("memory", 0.0, "peak memory of one eager call")

@@ -29,12 +29,13 @@ import time
 import torch
 from torch.utils import _pytree as pytree
 
-from . import accuracy, measure, memory, precision, reference
+from . import accuracy, measure, memory, precision, reference, shapes
 from .capture.backend_wrapper import CapturingBackend
 from .capture.backward import TrainingCaptureSession, lazy_compile_scope
 from .machine_probe import MachineWatch
 from .errors import (BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED,
                      WorkerError, describe)
+from .compile_timing import TimerEvents, breakdown, compile_with_capture, fresh_state
 from .run import PHASES, Run
 
 LEARNING_RATE = 1e-3
@@ -126,11 +127,15 @@ class Marks:
 
     def __call__(self, label: str) -> None:
         self.sync()
-        self.points[label] = (time.perf_counter(), self.session.overhead_ns if self.session else 0)
+        self.points[label] = (time.perf_counter(), self.session.overhead_ns if self.session else 0, time.time_ns())
 
     def span(self, start: str, end: str) -> tuple[float, float]:
-        (t0, o0), (t1, o1) = self.points[start], self.points[end]
+        (t0, o0, _), (t1, o1, _) = self.points[start], self.points[end]
         return t1 - t0, (o1 - o0) / 1e9
+
+    def wall_ns(self, label: str) -> int:
+        """The time_ns clock at a mark (the clock torch's compile timers use)."""
+        return self.points[label][2]
 
 
 class TrainingRun(Run):
@@ -193,7 +198,8 @@ class TrainingRun(Run):
         return bool((self.request.options.get("inductor") or {}).get("fallback_random", True))
 
     # -- one step --------------------------------------------------------------------------
-    def step(self, series: Series, marks: Marks | None = None, keep: bool = False) -> dict | None:
+    def step(self, series: Series, marks: Marks | None = None, keep: bool = False,
+             capture_scope: bool = True) -> dict | None:
         """One training step of `series`; with `keep`, its outputs, loss and gradients."""
         mark = marks or (lambda label: None)
         series.optimizer.zero_grad(set_to_none=True)
@@ -206,7 +212,8 @@ class TrainingRun(Run):
             loss = synthetic_loss(outputs)
             self._check_loss(series, loss)
             # the first compiled step compiles the backward: give Inductor's provenance its scope
-            scope = lazy_compile_scope(self.backend) if marks is not None else contextlib.nullcontext()
+            scope = (lazy_compile_scope(self.backend) if marks is not None and capture_scope
+                     else contextlib.nullcontext())
             with precision.backward_context(self.device):
                 with scope:
                     loss.backward()
@@ -291,9 +298,52 @@ class TrainingRun(Run):
             return None, f"the model does not train in float64 ({type(exc).__name__})"
 
     def compile(self, stack, sync):
+        """Timed and warm plain first steps, each on its own copy of the model, then the
+        capturing compile of the compiled series (compile_timing.py, docs/measurement.md
+        "Compile time"). A step's compile time is its forward plus its backward (the loss
+        included), not the optimizer step; the breakdown covers the same window."""
+        def plain():
+            fields = {}
+            for kind in ("timed", "warm"):
+                fresh_state()
+                self.session = shapes.quiet_session(self.backend)
+                module = copy.deepcopy(self.loaded.module)
+                _set_train(module)
+                series = Series("timing", module)
+                series.callable = torch.compile(module, backend=self._backend(self.session),
+                                                fullgraph=self.request.options["fullgraph"],
+                                                dynamic=self.request.options["dynamic"])
+                marks = Marks(None, sync)
+                with TimerEvents() as events, self._inductor_training_config():
+                    try:
+                        self.step(series, marks=marks, capture_scope=False)
+                    except WorkerError:
+                        raise
+                    except Exception as exc:
+                        raise self._step_error(exc, marks) from exc
+                del series, module
+                forward_s, backward_s = marks.span("start", "forward")[0], marks.span("forward", "backward")[0]
+                if kind == "timed":
+                    phases, graphs = breakdown(events.events, marks.wall_ns("start"), marks.wall_ns("backward"))
+                    fields.update(compile_s=forward_s + backward_s, first_call_s=forward_s + backward_s,
+                                  compile_breakdown=phases, compile_breakdown_graphs=graphs)
+                    self.training.update(compile_forward_s=forward_s, compile_backward_s=backward_s)
+                else:
+                    fields["warm_compile_s"] = forward_s + backward_s
+            fresh_state()
+            return fields
+        return compile_with_capture(self, stack, plain, lambda: self._capture_compile(stack, sync))
+
+    def _inductor_training_config(self):
+        if self.backend != "inductor":
+            return contextlib.nullcontext()
+        from torch._inductor import config as inductor_config
+        return inductor_config.patch({"fallback_random": True})
+
+    def _capture_compile(self, stack, sync):
+        """The capturing first step; capture_s is its forward plus backward, like compile_s."""
         options, capture = self.request.options, self.request.capture
-        self.progress("compile", 0.0, f"compiling with {self.backend} (first training step)")
-        torch._dynamo.reset()
+        self.progress("compile", 0.5, f"compiling with {self.backend} again (first training step), capturing")
         session = TrainingCaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
                                          code_wanted=bool(capture.get("code", True)),
                                          on_capture=lambda message: self.progress("capture", 0.5, message))
@@ -308,13 +358,8 @@ class TrainingRun(Run):
                 from .tracing import profiler
                 stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
             stack.enter_context(inductor_config.patch({"fallback_random": True}))
-        try:
-            backend = CapturingBackend(self.backend, options, session)
-        except Exception as exc:
-            raise WorkerError(BAD_REQUEST, f"options for backend {self.backend} rejected: {describe(exc)}",
-                              backend=self.backend) from exc
         series = self.series["compiled"]
-        series.callable = torch.compile(series.module, backend=backend, fullgraph=options["fullgraph"],
+        series.callable = torch.compile(series.module, backend=self._backend(session), fullgraph=options["fullgraph"],
                                         dynamic=options["dynamic"])
         marks = Marks(session, sync)
         timer_before = _backward_timer()
@@ -333,18 +378,15 @@ class TrainingRun(Run):
         session.finish_backward()
         forward_s, forward_overhead = marks.span("start", "forward")
         backward_s, backward_overhead = marks.span("forward", "backward")
-        step_s, step_overhead = marks.span("start", "step")
+        _, step_overhead = marks.span("start", "step")
         timer_after = _backward_timer()
         lazy = timer_after[0] > timer_before[0]
         with_forward = any(getattr(getattr(r, "backward", None), "seen", False) for r in session.graphs)
         self.training.update(
             first_forward_s=forward_s, first_backward_s=backward_s,
-            compile_forward_s=max(forward_s - forward_overhead, 0.0),
-            compile_backward_s=max(backward_s - backward_overhead, 0.0),
             backward_compile="lazy" if lazy else ("with_forward" if with_forward else "none"),
             backward_compile_timer_s=(timer_after[1] - timer_before[1]) if lazy else None)
-        self.result.update(first_call_s=step_s, compile_capture_overhead_s=step_overhead,
-                           compile_s=self.training["compile_forward_s"] + self.training["compile_backward_s"])
+        self.result.update(capture_s=forward_s + backward_s, compile_capture_overhead_s=step_overhead)
         return series.callable
 
     def _step_error(self, exc: Exception, marks: Marks) -> WorkerError:
@@ -365,7 +407,6 @@ class TrainingRun(Run):
         self.result["runs"] = measure.interleaved(self._eager_step, self._compiled_step, settings, sync,
                                                   self.channel, lambda f, m: self.progress("measure", f, m), watch)
         self.result["warnings"] += watch.warnings()
-        self.result["measure"] = measure.outcome(self.result["runs"])
 
     def measure_memory(self, compiled, device: torch.device) -> None:
         self.progress("memory", 0.0, "peak memory of one eager training step")
