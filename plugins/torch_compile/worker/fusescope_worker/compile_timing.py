@@ -170,14 +170,17 @@ def breakdown(events, call_start_ns: int, call_end_ns: int) -> tuple[dict, list]
             phases[phase] = phases.get(phase, 0) + own
     call_ns = max(call_end_ns - call_start_ns, 0)
     before = max((first_start - call_start_ns) if first_start is not None else call_ns, 0)
-    seconds = {phase: totals[phase] / 1e9 for phase in PHASES if totals.get(phase)}
-    for phase in sorted(set(totals) - set(PHASES)):
-        seconds[phase] = totals[phase] / 1e9
+    seconds = {phase: totals[phase] / 1e9 for phase in _in_order(totals) if totals[phase]}
     seconds["first_run"] = max(call_ns - before - covered, 0) / 1e9
     seconds["unaccounted"] = min(before, call_ns) / 1e9
-    graphs = [{"compile_id": cid, "phases": {p: phases[p] / 1e9 for p in PHASES if phases.get(p)},
+    graphs = [{"compile_id": cid, "phases": {p: phases[p] / 1e9 for p in _in_order(phases) if phases[p]},
                "total_s": sum(phases.values()) / 1e9} for cid, phases in per_id.items()]
     return seconds, graphs
+
+
+def _in_order(phases: dict) -> list[str]:
+    """Phase names in PHASES order, any other after them by name."""
+    return [p for p in PHASES if p in phases] + sorted(set(phases) - set(PHASES))
 
 
 class FirstCall:
