@@ -13,6 +13,7 @@ import pytest
 from conftest import FAST
 
 OK, USAGE = 0, 64
+ROOT_DIR = pathlib.Path(__file__).resolve().parents[2]
 # The torch 2.14.1 smoke environment (docs/worker.md, "Supported torch"); set up by hand, too big
 # (the CUDA wheel and its libraries, ~6 GB) for scripts/setup.sh test to create.
 TORCH_2141 = pathlib.Path(os.environ.get(
@@ -106,3 +107,18 @@ def test_torch_2141_smoke(cli, tmp_path):
         assert stages[name]["status"] == "ok" or "has no torch." in (stages[name].get("reason") or ""), stages[name]
     assert stages["post_fusion"]["kernels"] >= 1
     assert json.loads(out.read_text())["environment"]["torch"].startswith("2.14.1")
+
+
+def test_the_gui_checks_its_python_before_any_window(tmp_path):
+    gui = os.environ.get("FUSESCOPE_GUI") or str(ROOT_DIR / "build" / "dev" / "app" / "gui" / "fusescope")
+    if not pathlib.Path(gui).exists():
+        pytest.skip(f"fusescope not built at {gui}")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    missing = tmp_path / "nope" / "python"
+    r = subprocess.run([gui, "--python", str(missing), "demo:mlp"], capture_output=True, text=True, env=env,
+                       timeout=60)
+    assert r.returncode == USAGE, r
+    assert f"--python: '{missing}' does not exist" in r.stderr
+    help_text = subprocess.run([gui, "--help"], capture_output=True, text=True, env=env, timeout=60).stdout
+    assert "--python <path>" in help_text
