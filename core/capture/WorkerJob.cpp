@@ -6,9 +6,11 @@
 
 namespace fusescope {
 
-WorkerJob::WorkerJob(WorkerConfig config, RunRequest request, std::string family, QObject* parent)
+WorkerJob::WorkerJob(WorkerConfig config, RunRequest request, std::string family, QObject* parent,
+                     QString runner)
     : BackendJob(parent)
     , m_config(std::move(config))
+    , m_runner(std::move(runner))
     , m_request(std::move(request))
     , m_stream(m_run) {
     m_run.name = m_request.backend;
@@ -37,7 +39,10 @@ void WorkerJob::start() {
     m_clock.start();
     const std::string token = newChannelToken();
     m_stream.setChannelToken(token);
-    prepareWorkerProcess(m_process, m_config, token);
+    if (m_runner.isEmpty())
+        prepareWorkerProcess(m_process, m_config, token);
+    else
+        prepareRunnerProcess(m_process, m_config, m_runner, token);
     m_process.start();
     m_group.adopt(m_process);
     if (m_request.timeoutSeconds > 0)
@@ -94,11 +99,17 @@ void WorkerJob::emitEvents(const std::vector<StreamEvent>& events) {
 
 void WorkerJob::onProcessError(QProcess::ProcessError error) {
     if (error == QProcess::FailedToStart) {
-        fail("worker_start_failed",
-             "cannot start the capture worker with Python '" + m_config.python.toStdString() + "': " +
-                 m_process.errorString().toStdString() + ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.");
+        fail("worker_start_failed", startFailure());
         finalize();
     }
+}
+
+std::string WorkerJob::startFailure() const {
+    if (!m_runner.isEmpty())
+        return "cannot start the LibTorch runner '" + m_runner.toStdString() +
+               "': " + m_process.errorString().toStdString() + " (docs/libtorch.md, \"The runner\")";
+    return "cannot start the capture worker with Python '" + m_config.python.toStdString() +
+           "': " + m_process.errorString().toStdString() + ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.";
 }
 
 void WorkerJob::onProcessFinished(int, QProcess::ExitStatus) {
@@ -147,11 +158,12 @@ void WorkerJob::finalize() {
                                    (problems.empty() ? std::string("no handshake") : problems.front()) + ")");
     } else if (!m_stream.resultSeen() && !m_stream.errorSeen()) {
         std::string how;
+        const std::string who = m_runner.isEmpty() ? "the worker" : "the LibTorch runner";
         if (m_process.exitStatus() == QProcess::CrashExit) {
             // QProcess hides the signal number; the exit code of a crashed process is meaningless.
-            how = "the worker crashed (killed by a signal)";
+            how = who + " crashed (killed by a signal)";
         } else {
-            how = "the worker exited with code " + std::to_string(m_process.exitCode()) +
+            how = who + " exited with code " + std::to_string(m_process.exitCode()) +
                   " before reporting a result";
         }
         const std::string tail = m_stderrTail.lastLines(3);
@@ -173,17 +185,24 @@ void WorkerJob::finalize() {
     emit finished();
 }
 
-WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs) {
+WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs,
+                              const QString& runner) {
     WorkerQueryResult out;
     QProcess process;
     const std::string token = newChannelToken();
-    prepareWorkerProcess(process, config, token);
+    if (runner.isEmpty())
+        prepareWorkerProcess(process, config, token);
+    else
+        prepareRunnerProcess(process, config, runner, token);
     process.start();
     ProcessGroup group; // destroyed before the process: kills whatever the worker left
     group.adopt(process);
     if (!process.waitForStarted(timeoutMs)) {
-        out.error = "cannot start the capture worker with Python '" + config.python.toStdString() +
-                    "': " + process.errorString().toStdString();
+        out.error = runner.isEmpty()
+                        ? "cannot start the capture worker with Python '" + config.python.toStdString() +
+                              "': " + process.errorString().toStdString()
+                        : "cannot start the LibTorch runner '" + runner.toStdString() +
+                              "': " + process.errorString().toStdString();
         return out;
     }
     const std::string line = codec::dumpJson(request) + "\n";
@@ -193,7 +212,8 @@ WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& 
         group.kill();
         process.kill();
         process.waitForFinished(2000);
-        out.error = "the capture worker did not answer within " + std::to_string(timeoutMs / 1000) + " s";
+        out.error = std::string(runner.isEmpty() ? "the capture worker" : "the LibTorch runner") +
+                    " did not answer within " + std::to_string(timeoutMs / 1000) + " s";
         return out;
     }
     group.kill();
@@ -206,7 +226,8 @@ WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& 
     out.environment = stream.environment();
     if (stream.fatal() || !stream.handshakeSeen()) {
         const QByteArray err = process.readAllStandardError();
-        out.error = "the capture worker failed: " +
+        out.error = std::string(runner.isEmpty() ? "the capture worker" : "the LibTorch runner") +
+                    " failed: " +
                     (stream.problems().empty()
                          ? lastLinesOf(std::string_view(err.constData(), static_cast<size_t>(err.size())), 3)
                          : stream.problems().front());

@@ -16,11 +16,13 @@ namespace fusescope {
 // happens to it (a result, an error line, a crash, a hang past the timeout, a cancel) into a
 // finished BackendRun with a named error. One process per backend run, in a process group of its
 // own that is killed when the run ends: a backend that crashes, leaks or forks never reaches the
-// next one.
+// next one. `runner`, when given, is an executable that speaks the same protocol in place of the
+// Python worker (the LibTorch runner, docs/libtorch.md).
 class WorkerJob : public BackendJob {
     Q_OBJECT
 public:
-    WorkerJob(WorkerConfig config, RunRequest request, std::string family, QObject* parent = nullptr);
+    WorkerJob(WorkerConfig config, RunRequest request, std::string family, QObject* parent = nullptr,
+              QString runner = {});
     ~WorkerJob() override;
 
     void start() override;
@@ -39,8 +41,10 @@ private:
     void finalize();
     void fail(const std::string& code, const std::string& message);
     void emitEvents(const std::vector<StreamEvent>& events);
+    std::string startFailure() const; // worker_start_failed's message
 
     WorkerConfig m_config;
+    QString m_runner;
     RunRequest m_request;
     BackendRun m_run;
     WorkerStream m_stream;
@@ -56,13 +60,14 @@ private:
 };
 
 // Runs a short request (list_backends) to completion and returns the worker's stream for reading.
-// Blocks: for CLI use and background threads only.
+// Blocks: for CLI use and background threads only. `runner` as for WorkerJob.
 struct WorkerQueryResult {
     bool ok = false;
     std::string error;
     WorkerEnvironment environment;
     nlohmann::json backends;
 };
-WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs);
+WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& request, int timeoutMs,
+                              const QString& runner = {});
 
 } // namespace fusescope

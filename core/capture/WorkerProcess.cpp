@@ -32,6 +32,17 @@ void prepareWorkerProcess(QProcess& process, const WorkerConfig& config, const s
     putInOwnProcessGroup(process);
 }
 
+void prepareRunnerProcess(QProcess& process, const WorkerConfig& config, const QString& program,
+                          const std::string& channelToken) {
+    QProcessEnvironment environment = config.environment;
+    environment.insert(kChannelTokenVariable, QString::fromStdString(channelToken));
+    environment.insert("FUSESCOPE_PYTHON", config.python);
+    process.setProcessEnvironment(environment);
+    process.setProgram(program);
+    process.setArguments({});
+    putInOwnProcessGroup(process);
+}
+
 void ProcessGroup::adopt(const QProcess& process) {
     kill(); // a group from an earlier start is over
     const qint64 pid = process.processId();

@@ -20,6 +20,13 @@ std::string newChannelToken();
 // process group of the worker's own (putInOwnProcessGroup).
 void prepareWorkerProcess(QProcess& process, const WorkerConfig& config, const std::string& channelToken);
 
+// The same for an executable that speaks the worker protocol itself, the LibTorch runner
+// (docs/libtorch.md): `program`, no arguments, the config's environment plus the channel token and
+// FUSESCOPE_PYTHON set to the config's interpreter (the runner starts it for the export), its own
+// process group.
+void prepareRunnerProcess(QProcess& process, const WorkerConfig& config, const QString& program,
+                          const std::string& channelToken);
+
 // The child calls setpgid(0, 0) between fork and exec, so whatever it forks can be killed with it.
 void putInOwnProcessGroup(QProcess& process);
 

@@ -1,33 +1,101 @@
 #include "LibTorchFamily.h"
 
-#include "AotInductorRunner.h"
-#include "LibTorchJob.h"
-#include "TorchScriptRunner.h"
+#include "capture/WorkerJob.h"
+#include "model/JsonUtil.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+#ifndef FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH
+#define FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH ""
+#endif
 
 namespace fusescope {
+
+namespace {
+
+constexpr const char* kRunnerVariable = "FUSESCOPE_LIBTORCH_RUNNER";
+constexpr const char* kRunnerName = "fusescope-libtorch-runner";
+const char* const kBackends[] = {"torchscript", "torchscript_nnc", "aot_inductor"};
+
+bool isExecutableFile(const QString& path) {
+    const QFileInfo info(path);
+    return info.isFile() && info.isExecutable();
+}
+
+} // namespace
 
 LibTorchFamily::LibTorchFamily(WorkerConfig config)
     : m_config(std::move(config)) {
 }
 
+QString LibTorchFamily::locateRunner(const QProcessEnvironment& environment, std::string* why) {
+    const QString chosen = environment.value(kRunnerVariable);
+    if (!chosen.isEmpty()) {
+        if (isExecutableFile(chosen))
+            return chosen;
+        if (why)
+            *why = std::string(kRunnerVariable) + "=" + chosen.toStdString() + " is not an executable file";
+        return {};
+    }
+    QStringList candidates;
+    if (QCoreApplication::instance()) {
+        const QDir app(QCoreApplication::applicationDirPath());
+        candidates << app.filePath(kRunnerName)
+                   << QDir::cleanPath(app.filePath("../lib/fusescope/") + kRunnerName);
+    }
+    if (const QString built = QStringLiteral(FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH); !built.isEmpty())
+        candidates << built;
+    for (const auto& candidate : candidates)
+        if (isExecutableFile(candidate))
+            return candidate;
+    if (why)
+        *why = std::string("the LibTorch runner ") + kRunnerName + " was not found (looked in " +
+               candidates.join(", ").toStdString() + "); build it (target " + kRunnerName + ") or set " +
+               kRunnerVariable;
+    return {};
+}
+
 std::vector<BackendInfo> LibTorchFamily::probe() {
-    const std::string codegen = TorchScriptRunner::nncCpuCodegen();
-    BackendInfo plain{"torchscript", id(), true, {}, {"cpu", "in-process", "libtorch"}};
-    BackendInfo nnc{"torchscript_nnc", id(), true, {}, {"cpu", "in-process", "libtorch", "fusion"}};
-    if (codegen != "llvm")
-        nnc.reason = "this LibTorch has no LLVM: NNC's fused kernels run on its IR interpreter (slow)";
-    const std::string aotiMissing = AotInductorRunner::unavailableReason();
-    BackendInfo aoti{
-        "aot_inductor", id(), aotiMissing.empty(), aotiMissing, {"cpu", "in-process", "libtorch", "fusion"}};
-    return {plain, nnc, aoti};
+    std::vector<BackendInfo> out;
+    std::string why;
+    const QString runner = locateRunner(m_config.environment, &why);
+    WorkerQueryResult answer;
+    if (!runner.isEmpty()) {
+        answer = queryWorker(m_config, {{"type", "list_backends"}, {"id", "probe"}}, 60'000, runner);
+        why = answer.error;
+    }
+    if (runner.isEmpty() || !answer.ok) {
+        for (const char* name : kBackends)
+            out.push_back({name, id(), false, why, {"cpu", "libtorch"}});
+        return out;
+    }
+    for (const auto& b : answer.backends) {
+        BackendInfo info;
+        info.name = jsonutil::valueOr<std::string>(b, "name", "");
+        info.family = id();
+        info.available = jsonutil::valueOr<bool>(b, "available", false);
+        info.reason = jsonutil::valueOr<std::string>(b, "reason", "");
+        info.tags = jsonutil::valueOr<std::vector<std::string>>(b, "tags", {});
+        out.push_back(std::move(info));
+    }
+    return out;
 }
 
 bool LibTorchFamily::handles(const std::string& backend) const {
-    return backend == "torchscript" || backend == "torchscript_nnc" || backend == "aot_inductor";
+    for (const char* name : kBackends)
+        if (backend == name)
+            return true;
+    return false;
 }
 
 std::unique_ptr<BackendJob> LibTorchFamily::createJob(const RunRequest& request, QObject* parent) {
-    return std::make_unique<LibTorchJob>(m_config, request, parent);
+    std::string why;
+    QString runner = locateRunner(m_config.environment, &why);
+    if (runner.isEmpty()) // WorkerJob then fails to start it: worker_start_failed names the path
+        runner = m_config.environment.value(kRunnerVariable, kRunnerName);
+    return std::make_unique<WorkerJob>(m_config, request, id(), parent, runner);
 }
 
 } // namespace fusescope

@@ -5,9 +5,11 @@
 
 namespace fusescope {
 
-// Models run in-process by LibTorch: `torchscript` (the plain interpreter), `torchscript_nnc`
-// (the profiling executor with the NNC fuser on the CPU) and `aot_inductor` (an AOTInductor
-// package loaded with AOTIModelPackageLoader). docs/libtorch.md.
+// Models run by LibTorch: `torchscript` (the plain interpreter), `torchscript_nnc` (the profiling
+// executor with the NNC fuser on the CPU) and `aot_inductor` (an AOTInductor package loaded with
+// AOTIModelPackageLoader). They run in fusescope-libtorch-runner, a process of their own that
+// speaks the worker protocol (docs/libtorch.md): jobs are WorkerJobs, and the apps do not link
+// LibTorch.
 class LibTorchFamily : public BackendFamily {
 public:
     explicit LibTorchFamily(WorkerConfig config);
@@ -16,6 +18,11 @@ public:
     std::vector<BackendInfo> probe() override;
     bool handles(const std::string& backend) const override;
     std::unique_ptr<BackendJob> createJob(const RunRequest& request, QObject* parent) override;
+
+    // Where the runner is (docs/libtorch.md, "The runner"): FUSESCOPE_LIBTORCH_RUNNER when set,
+    // else next to the application, <app>/../lib/fusescope, the build tree. Empty when none
+    // exists; `why` then says where it looked.
+    static QString locateRunner(const QProcessEnvironment& environment, std::string* why = nullptr);
 
 private:
     WorkerConfig m_config;

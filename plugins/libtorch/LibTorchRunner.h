@@ -21,9 +21,9 @@ struct PeakMemory {
     int64_t events = 0; // allocator events (allocations and frees) the profiler recorded
 };
 
-// What LibTorchJob drives, phase by phase, on its own thread (docs/libtorch.md): the model the
-// worker exported is loaded, compiled (or made ready), timed and checked in-process. Phases are
-// separate calls so the job can stop between them. Implementations: TorchScriptRunner,
+// What fusescope-libtorch-runner (RunnerMain.cpp) drives, phase by phase (docs/libtorch.md): the
+// model the worker exported is loaded, compiled (or made ready), timed and checked in the runner's
+// process. Phases are separate calls so the runner can stop between them. Implementations: TorchScriptRunner,
 // AotInductorRunner. Not thread-safe: construct, use and destroy a runner on one thread.
 class LibTorchRunner {
 public:

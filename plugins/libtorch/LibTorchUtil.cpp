@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/script.h>
@@ -48,15 +49,52 @@ void flattenTensors(const c10::IValue& value, std::vector<at::Tensor>& out) {
     }
 }
 
+namespace {
+
+std::string describeTensor(const at::Tensor& t) {
+    std::string shape;
+    for (auto size : t.sizes())
+        shape += (shape.empty() ? "" : ", ") + std::to_string(size);
+    return std::string(c10::toString(t.scalar_type())) + "[" + shape + "]";
+}
+
+// Where the NaNs and infinities of one output are (accuracy.py _nonfinite), or empty.
+std::string nonfiniteIn(const std::string& path, const at::Tensor& eager, const at::Tensor& compiled) {
+    std::string found;
+    for (const auto& [side, t] :
+         {std::pair<const char*, const at::Tensor&>{"eager", eager}, {"compiled", compiled}}) {
+        const int64_t nan = at::isnan(t).sum().item<int64_t>();
+        const int64_t inf = at::isinf(t).sum().item<int64_t>();
+        std::string what;
+        if (nan)
+            what = std::to_string(nan) + " NaN";
+        if (inf)
+            what += (what.empty() ? "" : " and ") + std::to_string(inf) + " inf";
+        if (!what.empty())
+            found += (found.empty() ? "" : " and ") + what + " in " + side;
+    }
+    return found.empty() ? std::string()
+                         : path + " has " + found + " (of " + std::to_string(eager.numel()) + " values)";
+}
+
+} // namespace
+
 Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference) {
+    // Statuses and reasons as the worker names them (accuracy.py, docs/measurement.md "Statuses"):
+    // pass, fail_accuracy, nonfinite; paths are output[i] over the flattened tensor leaves.
     Accuracy acc;
     acc.tolerance = 1e-3;
+    acc.precision = "fp32";
     if (outputs.size() != reference.size()) {
         acc.rule = "structure";
+        acc.status = "fail_accuracy";
+        acc.reason = "eager returned " + std::to_string(reference.size()) + " tensors, compiled " +
+                     std::to_string(outputs.size());
         return acc;
     }
     bool anyFloat = false;
-    bool pass = true;
+    std::string failure;
+    std::vector<std::string> nonfinite;
     for (const auto& e : reference)
         if (e.scalar_type() == at::kHalf || e.scalar_type() == at::kBFloat16)
             acc.tolerance = 1e-2;
@@ -65,22 +103,38 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
     for (size_t i = 0; i < outputs.size(); ++i) {
         const auto& c = outputs[i];
         const auto& e = reference[i];
-        if (c.sizes() != e.sizes()) {
-            pass = false;
+        const std::string path = "output[" + std::to_string(i) + "]";
+        if (c.sizes() != e.sizes() || c.scalar_type() != e.scalar_type()) {
+            if (failure.empty())
+                failure = path + ": eager " + describeTensor(e) + ", compiled " + describeTensor(c);
             continue;
         }
         if (!e.is_floating_point()) {
-            pass = pass && c.equal(e);
+            if (!c.equal(e) && failure.empty())
+                failure = path + " (" + describeTensor(e) +
+                          ") is not identical: " + std::to_string(c.ne(e).sum().item<int64_t>()) + " of " +
+                          std::to_string(e.numel()) + " elements differ";
             continue;
         }
         anyFloat = true;
-        pass = pass && at::allclose(c, e, acc.tolerance, acc.tolerance, /*equal_nan=*/true);
+        if (auto where = nonfiniteIn(path, e, c); !where.empty()) {
+            nonfinite.push_back(where);
+            continue; // compared by status, left out of the metrics
+        }
         const auto cd = c.to(at::kDouble).flatten();
         const auto ed = e.to(at::kDouble).flatten();
         const auto diff = (cd - ed).abs();
+        double leafAbs = 0;
         if (diff.numel() > 0) {
-            acc.maxAbs = std::max(acc.maxAbs, diff.max().item<double>());
+            leafAbs = diff.max().item<double>();
+            acc.maxAbs = std::max(acc.maxAbs, leafAbs);
             acc.maxRel = std::max(acc.maxRel, (diff / ed.abs().clamp_min(1e-6)).max().item<double>());
+        }
+        if (!at::allclose(c, e, acc.tolerance, acc.tolerance) && failure.empty()) {
+            char text[160];
+            std::snprintf(text, sizeof(text), "max abs %.3g, allclose at rtol=atol=%g fails", leafAbs,
+                          acc.tolerance);
+            failure = path + " is outside the tolerance: " + text;
         }
         sumSq += (diff * diff).sum().item<double>();
         dot += (cd * ed).sum().item<double>();
@@ -88,10 +142,25 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
         normE += (ed * ed).sum().item<double>();
         count += diff.numel();
     }
-    acc.rule = anyFloat ? "allclose" : "exact";
-    acc.pass = pass;
+    acc.rule = anyFloat ? (count > 0 || nonfinite.empty() ? "allclose" : "") : "exact";
     acc.rmse = count > 0 ? std::sqrt(sumSq / static_cast<double>(count)) : 0;
     acc.cosine = normC > 0 && normE > 0 ? dot / std::sqrt(normC * normE) : (normC == normE ? 1.0 : 0.0);
+    if (!nonfinite.empty()) {
+        acc.status = "nonfinite";
+        std::string named;
+        for (size_t i = 0; i < nonfinite.size() && i < 3; ++i)
+            named += (i ? "; " : "") + nonfinite[i];
+        acc.reason =
+            "non-finite values: " + named +
+            (nonfinite.size() > 3 ? "; and " + std::to_string(nonfinite.size() - 3) + " more outputs" : "") +
+            (failure.empty() ? "" : "; also " + failure);
+    } else if (!failure.empty()) {
+        acc.status = "fail_accuracy";
+        acc.reason = failure;
+    } else {
+        acc.status = "pass";
+    }
+    acc.pass = acc.status == "pass";
     return acc;
 }
 

@@ -12,7 +12,8 @@
 using namespace fusescope;
 
 // Runs torchscript / torchscript_nnc / aot_inductor on the demo models through the same BackendJob
-// signals the GUI and the CLI use. Measurement is cut to a few calls to keep the suite fast.
+// signals the GUI and the CLI use: WorkerJobs running fusescope-libtorch-runner, which has the
+// Python worker export the model. Measurement is cut to a few calls to keep the suite fast.
 class LibTorchFamilyTest : public QObject {
     Q_OBJECT
 
@@ -111,9 +112,23 @@ private slots:
     void plainInterpreter() {
         QFETCH(QString, model);
         int events = 0;
-        const auto run = runToEnd(request(model.toStdString(), "torchscript"), &events);
+        auto r = request(model.toStdString(), "torchscript");
+        if (model == "demo:mlp")
+            r.placement.threads = 1; // --threads reaches the runner (and the export's eager)
+        const auto run = runToEnd(r, &events);
         checkOk(run);
         QVERIFY(events > 3);
+        QVERIFY(run.placement.has_value());
+        QCOMPARE(run.accuracy->status, std::string("pass"));
+        if (model == "demo:mlp") {
+            QCOMPARE(run.placement->threads, 1);
+            QCOMPARE(run.placement->threadsRequested, std::optional<int>(1));
+            QCOMPARE(run.options.at("libtorch").at("intra_op_threads").get<int>(), 1);
+        } else {
+            QVERIFY(!run.placement->threadsRequested.has_value());
+            QVERIFY(run.placement->threads >= 1);
+        }
+        QVERIFY(!run.placement->affinity.empty());
         const auto* after = run.findStage("torchscript_optimized");
         QCOMPARE(after->fusion, std::string("none"));
         QCOMPARE(after->kernelCount(), 0);
@@ -207,11 +222,63 @@ private slots:
               wall);
     }
 
+    // Accuracy statuses as the worker names them (accuracy.py): a forward drawing random numbers
+    // is never a pass, all-NaN outputs are nonfinite with where, each with a reason.
+    void accuracyStatuses_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("status");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("random") << "random_forward.py"
+                                << "eager_two_runs_differ"
+                                << "eager run twice on the same inputs gives different outputs: output";
+        QTest::newRow("nan")
+            << "nan_output.py"
+            << "nonfinite"
+            << "non-finite values: output[0] has 8 NaN in eager and 8 NaN in compiled (of 8 values)";
+    }
+    void accuracyStatuses() {
+        QFETCH(QString, fixture);
+        QFETCH(QString, status);
+        QFETCH(QString, reason);
+        const auto run = runToEnd(
+            request(std::string(FUSESCOPE_MODEL_FIXTURES) + "/" + fixture.toStdString(), "torchscript"));
+        QVERIFY2(run.status == RunStatus::Ok, run.error ? run.error->message.c_str() : "not ok");
+        QVERIFY(run.accuracy.has_value());
+        QCOMPARE(run.accuracy->status, status.toStdString());
+        QVERIFY(!run.accuracy->pass);
+        QVERIFY2(run.accuracy->reason.find(reason.toStdString()) != std::string::npos,
+                 run.accuracy->reason.c_str());
+    }
+
     void modelErrorKeepsItsCode() {
         const auto run = runToEnd(request("demo:does_not_exist", "torchscript"));
         QCOMPARE(run.status, RunStatus::Failed);
         QVERIFY(run.error.has_value());
         QCOMPARE(run.error->code, std::string("model_not_found"));
+    }
+
+    // The probe asks the runner (list_backends); without one, every backend is unavailable and
+    // says where it looked.
+    void missingRunnerIsUnavailableWithTheReason() {
+        WorkerConfig config = WorkerConfig::fromEnvironment();
+        config.environment.insert("FUSESCOPE_LIBTORCH_RUNNER", "/nonexistent/fusescope-libtorch-runner");
+        LibTorchFamily family(config);
+        const auto backends = family.probe();
+        QCOMPARE(backends.size(), size_t(3));
+        for (const auto& b : backends) {
+            QVERIFY(!b.available);
+            QVERIFY2(b.reason.find("/nonexistent/fusescope-libtorch-runner is not an executable file") !=
+                         std::string::npos,
+                     b.reason.c_str());
+        }
+        auto job = family.createJob(request("demo:mlp", "torchscript"), nullptr);
+        QSignalSpy finished(job.get(), &BackendJob::finished);
+        job->start();
+        QVERIFY(finished.count() > 0 || finished.wait(10'000));
+        const auto run = job->takeRun();
+        QCOMPARE(run.status, RunStatus::Failed);
+        QCOMPARE(run.error->code, std::string("worker_start_failed"));
+        QVERIFY2(run.error->message.find("LibTorch runner") != std::string::npos, run.error->message.c_str());
     }
 
     void cancelReportsCancelled() {

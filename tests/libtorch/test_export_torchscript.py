@@ -13,7 +13,7 @@ def _request(model: str, out_dir, **extra) -> dict:
 
 
 def test_export_writes_loadable_files_and_eager_samples(tmp_path):
-    messages = _ask(_request("demo:mlp", tmp_path))
+    messages = _ask(_request("demo:mlp", tmp_path, placement={"threads": 1, "pin": None}))
     types = [m["type"] for m in messages]
     assert types[0] == "hello" and types[-1] == "bye"
     assert "model" in types
@@ -21,6 +21,8 @@ def test_export_writes_loadable_files_and_eager_samples(tmp_path):
     assert len(eager) == 2
     reply = next(m for m in messages if m["type"] == "torchscript_exported")
     assert reply["method"] == "script" and reply["script_error"] is None
+    assert reply["eager_runs_differ"] is None  # two eager calls agreed
+    assert reply["placement"]["threads"] == 1 and reply["placement"]["threads_requested"] == 1
     module = torch.jit.load(reply["model_path"])
     data = torch.jit.load(reply["data_path"])
     with torch.no_grad():
@@ -32,6 +34,12 @@ def test_model_errors_keep_their_codes(tmp_path):
     messages = _ask(_request("demo:nope", tmp_path))
     error = next(m for m in messages if m["type"] == "error")
     assert error["code"] == "model_not_found"
+
+
+def test_a_bad_placement_is_refused_as_for_run(tmp_path):
+    messages = _ask(_request("demo:mlp", tmp_path, placement={"threads": 0}))
+    error = next(m for m in messages if m["type"] == "error")
+    assert error["code"] == "bad_request" and "placement.threads" in error["message"]
 
 
 def test_other_devices_are_refused(tmp_path):

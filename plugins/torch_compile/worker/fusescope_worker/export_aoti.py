@@ -19,7 +19,7 @@ import torch
 from . import backends, memory
 from .capture.session import CaptureSession
 from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, WorkerError, describe
-from .export_torchscript import _TensorData, _tensors_only, _time_eager, eager_reference, load_announced
+from .export_torchscript import _TensorData, _tensors_only, _time_eager, apply_placement, eager_reference, load_announced
 from .request import DEFAULT_MEASURE
 
 BACKEND = "aot_inductor"
@@ -177,10 +177,11 @@ def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[d
 def export(request: dict, channel, scratch) -> None:
     model, out_dir = _check_request(request)
     measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
+    placed = apply_placement(request)
     loaded = load_announced(model, request, channel)
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
-        eager_first_call, leaves, reference = eager_reference(loaded, channel)
+        eager_first_call, leaves, reference, differs = eager_reference(loaded, channel)
         compiled, exported = _compile(loaded, model, os.path.join(out_dir, PACKAGE), channel, scratch)
         data_path = os.path.join(out_dir, DATA)
         torch.jit.script(_TensorData(_flat_inputs(loaded, exported), [], [], reference)).save(data_path)
@@ -189,4 +190,4 @@ def export(request: dict, channel, scratch) -> None:
         # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
     channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path, eager_first_call_s=eager_first_call, runs=runs,
-                 dropped_outputs=len(leaves) - len(reference), **compiled)
+                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed, **compiled)

@@ -10,11 +10,11 @@ import time
 import torch
 from torch.utils import _pytree as pytree
 
-from . import memory
+from . import accuracy, memory, placement
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
 from .measure import SampleStream, timed_call
 from .models import load_model
-from .request import DEFAULT_MEASURE
+from .request import DEFAULT_MEASURE, _placement
 
 
 class _TensorData(torch.nn.Module):
@@ -87,9 +87,17 @@ def load_announced(model: str, request: dict, channel):
     return loaded
 
 
+def apply_placement(request: dict) -> dict:
+    """The request's threads and pin, checked and applied as a run applies them (placement.py),
+    so eager is timed as the LibTorch runner will time the compiled model. What is in effect goes
+    to the reply's `placement`."""
+    return placement.apply(_placement(request))
+
+
 def eager_reference(loaded, channel):
-    """One eager call (under the caller's no_grad): (first-call seconds, output leaves, the tensor
-    leaves cloned as the reference the C++ side compares with)."""
+    """Two eager calls (under the caller's no_grad): (first-call seconds, output leaves, the tensor
+    leaves of the first cloned as the reference the C++ side compares with, where the second
+    call differs from the first or None: accuracy.py's eager_two_runs_differ)."""
     channel.progress("reference", 0.05, "running eager for the reference outputs")
     start = time.perf_counter()
     try:
@@ -99,7 +107,13 @@ def eager_reference(loaded, channel):
                           file=loaded.file) from exc
     eager_first_call = time.perf_counter() - start
     leaves = pytree.tree_leaves(outputs)
-    return eager_first_call, leaves, [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+    reference = [leaf.detach().clone() for leaf in leaves if isinstance(leaf, torch.Tensor)]
+    try:
+        differs = accuracy.eager_runs_differ(outputs, loaded())
+    except Exception as exc:
+        raise WorkerError(MODEL_FAILED, f"model {loaded.source}: forward raised {describe(exc)} on its second call",
+                          file=loaded.file) from exc
+    return eager_first_call, leaves, reference, differs
 
 
 def export(request: dict, channel) -> None:
@@ -109,9 +123,10 @@ def export(request: dict, channel) -> None:
     if request.get("device", "cpu") != "cpu":
         raise WorkerError(BAD_REQUEST, "export_torchscript: the LibTorch backends run on the CPU only")
     measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
+    placed = apply_placement(request)
     loaded = load_announced(model, request, channel)
     with torch.no_grad():
-        eager_first_call, leaves, reference = eager_reference(loaded, channel)
+        eager_first_call, leaves, reference, differs = eager_reference(loaded, channel)
         channel.progress("compile", 0.1, "scripting the model for TorchScript")
         try:
             scripted, method, why = _script(loaded.module, loaded.args, loaded.kwargs)
@@ -133,4 +148,4 @@ def export(request: dict, channel) -> None:
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
     channel.send("torchscript_exported", model_path=model_path, data_path=data_path, method=method,
                  eager_peak_memory_bytes=eager_peak, script_error=why, eager_first_call_s=eager_first_call, runs=runs,
-                 dropped_outputs=len(leaves) - len(reference))
+                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed)

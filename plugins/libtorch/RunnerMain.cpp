@@ -1,0 +1,646 @@
+// fusescope-libtorch-runner: the LibTorch backends (torchscript, torchscript_nnc, aot_inductor)
+// in a process of their own (docs/libtorch.md, "The runner"). It speaks the capture worker's
+// protocol (docs/protocol.md): WorkerJob starts it as it starts the Python worker, writes one
+// request line, and reads hello, progress, model, stage, code, samples, result or error, bye.
+// A crash of LibTorch, of a TorchScript module or of an AOTInductor package ends this process
+// only: the C++ side names it worker_crashed for that backend's row, and a timeout or cancel
+// kills the process group mid-phase.
+//
+// The model is exported by the Python worker (export_torchscript / export_aoti), started here as
+// a child in this process's group with FUSESCOPE_PYTHON; its stage, code, model and eager
+// samples messages are relayed on this runner's channel.
+
+#include "AotInductorRunner.h"
+#include "LibTorchUtil.h"
+#include "TorchScriptRunner.h"
+#include "capture/RunRequest.h"
+#include "capture/StderrTail.h"
+#include "capture/WorkerProcess.h"
+#include "codec/Json.h"
+#include "codec/Reader.h"
+#include "codec/Records.h"
+#include "model/JsonUtil.h"
+#include "stream/LineSplitter.h"
+#include "stream/WorkerStream.h"
+
+#include <ATen/Parallel.h>
+#include <QCoreApplication>
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <dirent.h>
+#include <fcntl.h>
+#include <iostream>
+#include <sched.h>
+#include <string>
+#include <sys/prctl.h>
+#include <thread>
+#include <torch/headeronly/version.h>
+#include <unistd.h>
+
+using nlohmann::json;
+using namespace fusescope;
+
+namespace {
+
+constexpr const char* kRunnerName = "fusescope-libtorch-runner";
+constexpr const char* kFaultVariable = "FUSESCOPE_LIBTORCH_RUNNER_FAULT"; // tests only, see docs
+constexpr const char* kCpuOomText[] = {"DefaultCPUAllocator: can't allocate memory",
+                                       "DefaultCPUAllocator: not enough memory"};
+
+volatile sig_atomic_t g_terminate = 0;
+volatile sig_atomic_t g_child = 0;
+
+void onTerminate(int) {
+    g_terminate = 1;
+    if (g_child > 0)
+        ::kill(static_cast<pid_t>(g_child), SIGTERM); // the export worker removes its scratch files
+}
+
+bool stopRequested() {
+    return g_terminate != 0;
+}
+
+// The protocol channel: the original stdout, moved to a close-on-exec descriptor so that what
+// LibTorch, a model or a child prints lands on stderr (docs/protocol.md, "The private channel").
+class Channel {
+public:
+    Channel() {
+        const char* token = std::getenv(kChannelTokenVariable);
+        if (token)
+            m_token = token;
+        ::unsetenv(kChannelTokenVariable);
+        m_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 100);
+        if (m_fd < 0)
+            m_fd = STDOUT_FILENO;
+        else
+            ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    }
+
+    void send(const json& message) {
+        std::string line = m_token.empty() ? std::string() : m_token + " ";
+        line += codec::dumpJson(message);
+        line += '\n';
+        const char* data = line.data();
+        size_t left = line.size();
+        while (left > 0) {
+            const ssize_t n = ::write(m_fd, data, left);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return; // the reader is gone; nothing to tell it
+            data += n;
+            left -= static_cast<size_t>(n);
+        }
+    }
+
+    void progress(const std::string& phase, double fraction, const std::string& message) {
+        send({{"type", "progress"}, {"phase", phase}, {"fraction", fraction}, {"message", message}});
+    }
+
+private:
+    std::string m_token;
+    int m_fd = STDOUT_FILENO;
+};
+
+json helloFor(const WorkerEnvironment* exporter) {
+    json hello = {{"type", "hello"},
+                  {"protocol", kWorkerProtocolName},
+                  {"version", kWorkerProtocolVersion},
+                  {"worker", kRunnerName},
+                  {"python", ""},
+                  {"torch", TORCH_VERSION},
+                  {"devices", json::array({"cpu"})},
+                  {"cuda", nullptr},
+                  {"pid", static_cast<int64_t>(::getpid())}};
+    if (exporter) { // the Python worker's view of the environment, as a worker run reports it
+        hello["worker"] = exporter->worker + " + " + kRunnerName;
+        hello["python"] = exporter->python;
+        hello["torch"] = exporter->torch;
+        hello["devices"] = exporter->devices;
+        hello["cuda"] = exporter->cuda;
+    }
+    return hello;
+}
+
+json errorMessage(const std::string& id, const std::string& backend, const RunError& e) {
+    return {{"type", "error"}, {"id", id},           {"code", e.code},          {"message", e.message},
+            {"file", e.file},  {"backend", backend}, {"traceback", e.traceback}};
+}
+
+std::vector<int> affinityOfThisProcess() {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof(set), &set) == 0)
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &set))
+                cpus.push_back(cpu);
+    return cpus;
+}
+
+// Threads and placement as the Python worker applies them (placement.py, docs/measurement.md
+// "Threads and placement"): pin every thread of this process, then set ATen's intra-op threads
+// (default: one per pinned CPU, else one CPU fewer than this process may use, at least 1). The
+// export worker has already refused a bad placement with bad_request.
+json applyPlacement(const json& request) {
+    const json placement = request.contains("placement") && request["placement"].is_object()
+                               ? request["placement"]
+                               : json::object();
+    std::vector<int> pin;
+    if (auto it = placement.find("pin"); it != placement.end() && it->is_array())
+        for (const auto& cpu : *it)
+            if (cpu.is_number_integer())
+                pin.push_back(cpu.get<int>());
+    if (!pin.empty()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int cpu : pin)
+            if (cpu >= 0 && cpu < CPU_SETSIZE)
+                CPU_SET(cpu, &set);
+        if (DIR* tasks = ::opendir("/proc/self/task")) {
+            while (const dirent* entry = ::readdir(tasks))
+                if (entry->d_name[0] != '.')
+                    ::sched_setaffinity(static_cast<pid_t>(std::atoi(entry->d_name)), sizeof(set), &set);
+            ::closedir(tasks);
+        }
+        ::sched_setaffinity(0, sizeof(set), &set);
+    }
+    const std::vector<int> affinity = affinityOfThisProcess();
+    std::optional<int> requested;
+    if (auto it = placement.find("threads"); it != placement.end() && it->is_number_integer())
+        requested = it->get<int>();
+    const int usable = static_cast<int>(affinity.size());
+    const int threads = requested ? *requested : std::max(pin.empty() ? usable - 1 : usable, 1);
+    at::set_num_threads(threads);
+    return {{"threads", at::get_num_threads()},
+            {"threads_requested", requested ? json(*requested) : json(nullptr)},
+            {"affinity", affinity},
+            {"pin", pin.empty() ? json(nullptr) : json(pin)}};
+}
+
+// Test hook (docs/libtorch.md, "Testing the process boundary"): FUSESCOPE_LIBTORCH_RUNNER_FAULT
+// = abort or hang (every backend), or BACKEND=abort|hang,... makes the runner do that once the
+// compiled samples begin, as a crash or a stuck call inside LibTorch would.
+void injectFault(const std::string& backend) {
+    const char* spec = std::getenv(kFaultVariable);
+    if (!spec)
+        return;
+    std::string what;
+    const std::string text = spec;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t end = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, end - start);
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos)
+            what = item;
+        else if (item.substr(0, eq) == backend)
+            what = item.substr(eq + 1);
+        start = end + 1;
+    }
+    if (what == "abort") {
+        std::cerr << kRunnerName << ": " << kFaultVariable << ": aborting in the measure phase of " << backend
+                  << std::endl;
+        std::abort();
+    }
+    if (what == "hang") {
+        std::cerr << kRunnerName << ": " << kFaultVariable << ": hanging in the measure phase of " << backend
+                  << std::endl;
+        for (;;)
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+}
+
+bool isCpuOom(const std::string& message) {
+    for (const char* text : kCpuOomText)
+        if (message.find(text) != std::string::npos)
+            return true;
+    return false;
+}
+
+struct Exported {
+    json reply;                    // torchscript_exported / aoti_exported
+    std::optional<RunError> error; // the export failed: relayed already when it came as a message
+    bool relayedError = false;
+    std::vector<std::string> notes;
+};
+
+// Step 1 (docs/libtorch.md): the Python worker exports the model and times eager. Its messages
+// are relayed; its hello becomes this runner's hello.
+Exported exportModel(Channel& channel, const json& request, const std::string& outDir, bool& helloSent) {
+    Exported out;
+    const std::string backend = jsonutil::valueOr<std::string>(request, "backend", "");
+    const bool aoti = backend == "aot_inductor";
+    const std::string replyType = aoti ? "aoti_exported" : "torchscript_exported";
+    const json exportRequest = {{"type", aoti ? "export_aoti" : "export_torchscript"},
+                                {"id", backend},
+                                {"model", request.value("model", json())},
+                                {"device", "cpu"},
+                                {"inputs", request.value("inputs", json())},
+                                {"out_dir", outDir},
+                                {"measure", request.value("measure", json::object())},
+                                {"placement", request.value("placement", json::object())}};
+    const QString python = qEnvironmentVariable("FUSESCOPE_PYTHON", QStringLiteral("python3"));
+    QProcess process;
+    const std::string token = newChannelToken();
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(kChannelTokenVariable, QString::fromStdString(token));
+    process.setProcessEnvironment(environment);
+    process.setProgram(python);
+    process.setArguments({"-m", "fusescope_worker"});
+    // In this runner's process group (the C++ side kills the group when the run ends), and
+    // killed if the runner dies first.
+    process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
+    process.start();
+    if (!process.waitForStarted(30'000)) {
+        out.error =
+            RunError{"worker_start_failed",
+                     "backend " + backend + ": cannot start the capture worker with Python '" +
+                         python.toStdString() + "' for the export: " + process.errorString().toStdString() +
+                         ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.",
+                     {},
+                     {}};
+        return out;
+    }
+    g_child = static_cast<sig_atomic_t>(process.processId());
+    const std::string line = codec::dumpJson(exportRequest) + "\n";
+    process.write(line.data(), static_cast<qint64>(line.size()));
+    process.closeWriteChannel();
+
+    // The export worker's lines, read here rather than by a WorkerStream: each message is relayed
+    // as it came (the C++ side's WorkerStream decodes it once, there).
+    LineSplitter lines;
+    bool handshake = false;
+    std::vector<std::string> problems;
+    size_t problemCount = 0;
+    auto problem = [&](const std::string& what) {
+        if (problems.size() < 100)
+            problems.push_back(what);
+        ++problemCount;
+    };
+    StderrTail stderrTail;
+    auto readStderr = [&] {
+        const QByteArray bytes = process.readAllStandardError();
+        if (bytes.isEmpty())
+            return;
+        stderrTail.append(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
+        std::cerr.write(bytes.constData(), bytes.size()); // the run's log shows the export's too
+        std::cerr.flush();
+    };
+    auto handle = [&](std::string_view bytes) {
+        for (const auto& line : lines.feed(bytes)) {
+            if (line.empty())
+                continue;
+            if (line.size() <= token.size() || line.compare(0, token.size(), token) != 0 ||
+                line[token.size()] != ' ') {
+                problem("a line without the channel token; ignored");
+                continue;
+            }
+            auto parsed = codec::parseJson(std::string_view(line).substr(token.size() + 1));
+            if (!parsed || !parsed.value().value.is_object()) {
+                problem(parsed ? "a line that is not a JSON object"
+                               : "not JSON (" + parsed.error().message + ")");
+                continue;
+            }
+            json message = std::move(parsed.value().value);
+            const std::string type = jsonutil::valueOr<std::string>(message, "type", "");
+            if (!handshake) {
+                if (type != "hello") {
+                    problem("expected the \"hello\" handshake first, got \"" + type + "\"");
+                    continue;
+                }
+                auto env = codec::decodeEnvironment(message);
+                if (!env) {
+                    problem("hello: " + env.error().message);
+                    continue;
+                }
+                handshake = true;
+                channel.send(helloFor(&env.value()));
+                helloSent = true;
+            } else if (type == "progress") {
+                const double fraction = jsonutil::valueOr<double>(message, "fraction", -1.0);
+                message["fraction"] = fraction < 0 ? -1.0 : fraction * 0.3; // the export is 30 % of the run
+                channel.send(message);
+            } else if (type == "model" || type == "stage" || type == "code" || type == "samples") {
+                channel.send(message);
+            } else if (type == "error") {
+                auto error = codec::decodeRunError(message);
+                if (!error) {
+                    problem("error: " + error.error().message);
+                    continue;
+                }
+                if (!out.error)
+                    out.error = std::move(error).value();
+                channel.send(message);
+                out.relayedError = true;
+            } else if (type == replyType) {
+                out.reply = std::move(message);
+            }
+        }
+    };
+    while (process.state() != QProcess::NotRunning) {
+        process.waitForReadyRead(100);
+        const QByteArray bytes = process.readAllStandardOutput();
+        handle(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
+        readStderr();
+    }
+    g_child = 0;
+    const QByteArray rest = process.readAllStandardOutput();
+    handle(std::string_view(rest.constData(), static_cast<size_t>(rest.size())));
+    if (!lines.pending().empty())
+        problem("the stream ended inside a line (truncated output)");
+    readStderr();
+
+    const std::string who = "backend " + backend + ": the export worker (Python)";
+    if (out.error) {
+        // the worker said what went wrong
+    } else if (!handshake) {
+        const std::string tail = stderrTail.lastLines(3);
+        const bool crashed = process.exitStatus() == QProcess::CrashExit || process.exitCode() != 0;
+        if (!problems.empty() || !crashed)
+            out.error =
+                RunError{"protocol_error",
+                         who + "'s output broke the protocol (" +
+                             (problems.empty() ? std::string("no handshake") : problems.front()) + ")",
+                         {},
+                         {}};
+        else
+            out.error = RunError{"worker_crashed",
+                                 who + " ended before its handshake" +
+                                     (tail.empty() ? "" : "; its last words: " + tail),
+                                 {},
+                                 {}};
+    } else if (out.reply.is_null()) {
+        const std::string tail = stderrTail.lastLines(3);
+        out.error = RunError{"worker_crashed",
+                             who + " ended without exporting the model" +
+                                 (tail.empty() ? "" : "; its last words: " + tail),
+                             {},
+                             {}};
+    }
+    if (problemCount > 0 && handshake)
+        out.notes.push_back(
+            std::to_string(problemCount) +
+            " line(s) on the export worker's protocol channel were refused; the first: " + problems.front());
+    return out;
+}
+
+// The verdict when the compiled model did not compile or run (accuracy.py failed_to_run).
+Accuracy failedToRun(const RunError& error) {
+    Accuracy acc;
+    acc.status = isCpuOom(error.message) ? "OOM" : "fail_to_run";
+    acc.reason = error.message;
+    acc.precision = "fp32";
+    return acc;
+}
+
+int runBackend(Channel& channel, const json& request) {
+    const std::string id = jsonutil::valueOr<std::string>(request, "id", "");
+    const std::string backend = jsonutil::valueOr<std::string>(request, "backend", "");
+    const bool aoti = backend == "aot_inductor";
+    const bool nnc = backend == "torchscript_nnc";
+    auto refuse = [&](const std::string& code, const std::string& message) {
+        channel.send(errorMessage(id, backend, RunError{code, message, {}, {}}));
+        channel.send({{"type", "bye"}});
+        return 0;
+    };
+    if (backend != "torchscript" && !nnc && !aoti) {
+        channel.send(helloFor(nullptr));
+        return refuse("backend_unavailable", "backend " + backend +
+                                                 ": not a LibTorch backend (torchscript, "
+                                                 "torchscript_nnc, aot_inductor)");
+    }
+    const std::string device = jsonutil::valueOr<std::string>(request, "device", "cpu");
+    const json workload = request.value("workload", json::object());
+    std::string unsupported;
+    if (device != "cpu")
+        unsupported = "the device " + device + " (they run on the CPU only)";
+    else if (jsonutil::valueOr<std::string>(workload, "mode", "inference") != "inference")
+        unsupported = "training mode (they run inference only)";
+    else if (jsonutil::valueOr<std::string>(workload, "precision", "fp32") != "fp32")
+        unsupported = "precision " + workload["precision"].get<std::string>() + " (no autocast; fp32 only)";
+    else if (workload.contains("shapes") && !workload["shapes"].is_null())
+        unsupported = "shape lists (the model is exported for its own example inputs only)";
+    if (!unsupported.empty()) {
+        channel.send(helloFor(nullptr));
+        return refuse("backend_unavailable",
+                      "backend " + backend + ": the LibTorch backends do not support " + unsupported);
+    }
+
+    QTemporaryDir dir; // the export's files; removed as soon as LibTorch has loaded them
+    bool helloSent = false;
+    Exported exported = exportModel(channel, request, dir.path().toStdString(), helloSent);
+    if (!helloSent)
+        channel.send(helloFor(nullptr));
+    if (stopRequested())
+        return 143;
+    if (exported.error) {
+        if (!exported.relayedError)
+            channel.send(errorMessage(id, backend, *exported.error));
+        channel.send({{"type", "bye"}});
+        return 0;
+    }
+
+    // Steps 2-5: load, optimize (stages), time, peak memory, accuracy, in this process.
+    const json placement = applyPlacement(request);
+    const json& reply = exported.reply;
+    json info = json::object();
+    if (auto method = jsonutil::valueOr<std::string>(reply, "method", ""); !method.empty())
+        info["export_method"] = method;
+    if (auto it = reply.find("script_error"); it != reply.end() && !it->is_null())
+        info["script_error"] = *it;
+    std::optional<RunError> failure;
+    std::optional<Accuracy> accuracy;
+    std::optional<double> compileSeconds, firstCall, captureOverhead;
+    PeakMemory peak;
+    peak.reason = "the run ended before it";
+    MeasureSettings measure;
+    {
+        const codec::Reader m(request.value("measure", json::object()));
+        measure.warmup = m.integer("warmup", measure.warmup);
+        measure.minRuns = m.integer("min_runs", measure.minRuns);
+        measure.minTimeSeconds = m.number("min_time_s", measure.minTimeSeconds);
+        measure.maxRuns = m.integer("max_runs", measure.maxRuns);
+        measure.maxTimeSeconds = m.number("max_time_s", measure.maxTimeSeconds);
+    }
+    {
+        std::unique_ptr<LibTorchRunner> runner;
+        if (aoti)
+            runner = std::make_unique<AotInductorRunner>();
+        else
+            runner = std::make_unique<TorchScriptRunner>(nnc ? TorchScriptRunner::Mode::Nnc
+                                                             : TorchScriptRunner::Mode::Interpreter);
+        const std::string method = jsonutil::valueOr<std::string>(reply, "method", "");
+        channel.progress("compile", 0.3,
+                         aoti ? "reading the example inputs of the AOTInductor package"
+                              : "loading " + method + "ed TorchScript into LibTorch");
+        failure = runner->load(reply);
+        if (!failure && !stopRequested()) {
+            channel.progress("compile", 0.35,
+                             aoti ? "loading the AOTInductor package (AOTIModelPackageLoader), first call"
+                                  : (nnc ? "profiling runs until NNC fuses" : "first call"));
+            failure = runner->compile();
+            if (runner->compileSeconds() > 0)
+                compileSeconds = runner->compileSeconds();
+            if (runner->firstCallSeconds() > 0)
+                firstCall = runner->firstCallSeconds();
+            captureOverhead = runner->captureOverheadSeconds();
+            for (const auto& stage : runner->stages())
+                channel.send({{"type", "stage"}, {"id", id}, {"stage", stage}});
+        }
+        dir.remove(); // loaded (AOTInductor: extracted by its loader); nothing reads the files again
+        if (!failure && !stopRequested()) {
+            channel.progress("measure", 0.5,
+                             aoti ? "timing the AOTInductor package" : "timing the TorchScript module");
+            bool first = true;
+            failure = runner->measure(measure, stopRequested, [&](std::vector<double> ms) {
+                channel.send({{"type", "samples"}, {"id", id}, {"series", "compiled"}, {"ms", ms}});
+                if (first) {
+                    first = false;
+                    injectFault(backend);
+                }
+            });
+        }
+        if (!failure && !stopRequested()) {
+            // One more call, outside the samples: docs/measurement.md's CPU peak (docs/libtorch.md).
+            channel.progress("memory", 0.9, "peak memory: one call under LibTorch's memory profiler");
+            peak = runner->measurePeakMemory();
+            if (peak.bytes)
+                info["peak_memory_events"] = peak.events;
+        }
+        if (!failure && !stopRequested()) {
+            channel.progress("accuracy", 0.95, "comparing with the eager reference outputs");
+            failure = runner->checkAccuracy();
+            accuracy = runner->accuracy();
+        }
+        info.update(runner->info());
+    }
+    if (stopRequested())
+        return 143;
+    if (failure && !accuracy && (failure->code == "compile_failed" || failure->code == "run_failed"))
+        accuracy = failedToRun(*failure);
+    if (auto it = reply.find("eager_runs_differ"); accuracy && it != reply.end() && it->is_string() &&
+                                                   accuracy->status != "fail_to_run" &&
+                                                   accuracy->status != "OOM") {
+        // Eager run twice disagreed in the export: nothing can be judged against it (accuracy.py).
+        Accuracy differs;
+        differs.status = "eager_two_runs_differ";
+        differs.precision = "fp32";
+        differs.reason =
+            "eager run twice on the same inputs gives different outputs: " + it->get<std::string>() +
+            ". The forward is not deterministic (random numbers, uninitialised memory or state a "
+            "call changes), so no backend can be judged against it";
+        accuracy = differs;
+    }
+    info["eager_first_call_s"] = jsonutil::valueOr<double>(reply, "eager_first_call_s", 0.0);
+    std::cerr << "[libtorch] "
+              << (peak.bytes
+                      ? "peak memory: " + std::to_string(*peak.bytes) + " bytes (" + peak.method + ", " +
+                            std::to_string(peak.events) + " allocator events, one call in the runner)"
+                      : "peak memory: not measured (" + peak.reason + ")")
+              << std::endl;
+
+    json options = request.value("options", json::object());
+    if (!options.is_object())
+        options = json::object();
+    options["libtorch"] = info;
+    json result = {{"type", "result"},
+                   {"id", id},
+                   {"backend", backend},
+                   {"status", failure ? "failed" : "ok"},
+                   {"compile_s", compileSeconds ? json(*compileSeconds) : json(nullptr)},
+                   {"compile_capture_overhead_s", captureOverhead ? json(*captureOverhead) : json(nullptr)},
+                   {"first_call_s", firstCall ? json(*firstCall) : json(nullptr)},
+                   {"peak_memory_bytes", peak.bytes ? json(*peak.bytes) : json(nullptr)},
+                   {"memory_method", peak.bytes ? peak.method : std::string()},
+                   {"accuracy", accuracy ? json(*accuracy) : json(nullptr)},
+                   {"graphs", -1},
+                   {"graph_breaks", -1},
+                   {"recompiles", -1},
+                   {"notes", exported.notes},
+                   {"placement", placement},
+                   {"options", options}};
+    // Eager's peak is the worker's own measure when its export reply carries one.
+    if (auto it = reply.find("eager_peak_memory_bytes"); it != reply.end() && it->is_number_integer())
+        result["eager_peak_memory_bytes"] = *it;
+    if (failure)
+        result["error"] = {{"code", failure->code},
+                           {"message", failure->message},
+                           {"file", failure->file},
+                           {"traceback", failure->traceback}};
+    channel.send(result);
+    channel.send({{"type", "bye"}});
+    return 0;
+}
+
+json listBackends() {
+    const std::string codegen = TorchScriptRunner::nncCpuCodegen();
+    json nnc = {{"name", "torchscript_nnc"},
+                {"family", "libtorch"},
+                {"available", true},
+                {"reason", ""},
+                {"tags", {"cpu", "libtorch", "fusion"}}};
+    if (codegen != "llvm")
+        nnc["reason"] = "this LibTorch has no LLVM: NNC's fused kernels run on its IR interpreter (slow)";
+    const std::string aotiMissing = AotInductorRunner::unavailableReason();
+    return json::array({{{"name", "torchscript"},
+                         {"family", "libtorch"},
+                         {"available", true},
+                         {"reason", ""},
+                         {"tags", {"cpu", "libtorch"}}},
+                        nnc,
+                        {{"name", "aot_inductor"},
+                         {"family", "libtorch"},
+                         {"available", aotiMissing.empty()},
+                         {"reason", aotiMissing},
+                         {"tags", {"cpu", "libtorch", "fusion"}}}});
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Channel channel; // first: before LibTorch or anything else can print
+    QCoreApplication app(argc, argv);
+    struct sigaction action = {};
+    action.sa_handler = onTerminate;
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGTERM, &action, nullptr);
+
+    std::string line;
+    if (!std::getline(std::cin, line)) {
+        channel.send(helloFor(nullptr));
+        return 0; // stdin closed before a request: nothing to do (docs/protocol.md, shutdown)
+    }
+    auto parsed = codec::parseJson(line);
+    const json request = parsed ? parsed.value().value : json();
+    const std::string type = request.is_object() ? jsonutil::valueOr<std::string>(request, "type", "") : "";
+    try {
+        if (type == "run")
+            return runBackend(channel, request);
+        channel.send(helloFor(nullptr));
+        if (type == "list_backends") {
+            channel.send(
+                {{"type", "backends"}, {"id", request.value("id", json())}, {"backends", listBackends()}});
+        } else if (type != "shutdown") {
+            channel.send(errorMessage(
+                "", "",
+                RunError{"bad_request",
+                         parsed
+                             ? "the LibTorch runner takes run, list_backends or shutdown, not '" + type + "'"
+                             : "request line is not valid JSON: " + parsed.error().message,
+                         {},
+                         {}}));
+        }
+        channel.send({{"type", "bye"}});
+    } catch (const std::exception& e) {
+        // A bug here, not in the model (those are run errors): the row says so.
+        channel.send(errorMessage(jsonutil::valueOr<std::string>(request, "id", ""), "",
+                                  RunError{"internal", std::string(kRunnerName) + ": " + e.what(), {}, {}}));
+        return 1;
+    }
+    return 0;
+}
