@@ -87,13 +87,9 @@ def test_torch_2141_smoke(cli, tmp_path):
     text = cli("backends", "--python", py)
     assert text.code == OK, text
     assert text.stdout.splitlines()[0].startswith(f"python: {py} (Python 3.")
-    assert ", torch 2.14.1" in text.stdout.splitlines()[0]
-    r = cli("backends", "--json", "--python", py)
-    assert r.code == OK, r
-    env = r.json()["python"]
-    assert env["torch"].startswith("2.14.1") and env["torch_tested"] is True
-    backends = {b["name"]: b for b in r.json()["backends"]}
-    assert backends["eager"]["available"] and backends["inductor"]["available"]
+    assert ", torch 2.14.1" in text.stdout.splitlines()[0] and "outside the tested range" not in text.stdout
+    available = {line.split()[0] for line in text.stdout.splitlines()[1:] if line.split()[1:2] == ["available"]}
+    assert {"eager", "inductor"} <= available, text
     out = tmp_path / "r.fscope"
     r = cli("compare", "demo:mlp", "--backends", "eager,inductor", "--python", py, "--out", out, "--json", *FAST)
     assert r.code == OK, r
