@@ -10,6 +10,7 @@
 #include "RecentFiles.h"
 #include "RecommendationPanel.h"
 #include "ShapesPanel.h"
+#include "SuiteView.h"
 #include "TracePanel.h"
 #include "WidgetExport.h"
 #include "WorkloadOptions.h"
@@ -176,6 +177,10 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::openPath(const QString& path) {
     if (path.endsWith(".fscope")) {
         openReport(path);
+        return;
+    }
+    if (isSweepDir(path)) { // a sweep folder: the Suite view (docs/sweeps.md)
+        showSuiteTab(m_tabs, path, [this](const QString& report) { openPath(report); });
         return;
     }
     if (const QString problem = modelPathProblem(path); !problem.isEmpty()) {

@@ -101,7 +101,9 @@ std::optional<std::string> badArgument(const QCommandLineParser& parser, const Q
     std::vector<fusescope::files::InputFile> read;
     if (!inputs.isEmpty()) {
         const std::string input = local(inputs.front());
-        const bool report = inputs.front().endsWith(".fscope");
+        // A sweep folder (it has sweep.json) opens as the Suite view (docs/sweeps.md).
+        const bool report =
+            inputs.front().endsWith(".fscope") || QFileInfo(inputs.front() + "/sweep.json").isFile();
         // A report is read by readReport, which refuses what is not a file; a model goes to the worker.
         if (!report) {
             if (auto bad = fusescope::files::checkModelPath(input))
