@@ -2,6 +2,7 @@
 
 #include "analysis/ComparisonColumns.h"
 #include "analysis/CompileTime.h"
+#include "analysis/Confidence.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/RunWarnings.h"
@@ -10,6 +11,7 @@
 #include "codec/Json.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
@@ -168,6 +170,39 @@ void compileSection(std::ostringstream& out, const Report& report) {
     }
 }
 
+// How sure each median is: the 95 % order-statistic intervals (analysis/Confidence.h) of the
+// speedup and of the compiled latency, and whether the stopping rule's target was met.
+std::string pct(double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %%", value);
+    return buf;
+}
+
+void confidenceSection(std::ostringstream& out, const Report& report) {
+    bool header = false;
+    for (const auto& run : report.backends) {
+        const auto speedup = pairedSpeedup(run);
+        if (!speedup)
+            continue;
+        if (!header)
+            out << "\nconfidence (95 % intervals of the medians, from order statistics):\n";
+        header = true;
+        out << "  " << run.name << ": speedup " << format::ratio(speedup->median);
+        if (speedup->ci95)
+            out << " [" << format::ratio(speedup->ci95->lo) << "-" << format::ratio(speedup->ci95->hi)
+                << "] +-" << pct(speedup->ci95->halfWidthPercent());
+        else
+            out << " (no interval under 6 pairs)";
+        if (const auto latency = medianConfidenceInterval(run.compiledSamplesMs))
+            out << "; compiled " << format::milliseconds(latency->median) << " ms ["
+                << format::milliseconds(latency->lo) << "-" << format::milliseconds(latency->hi) << "]";
+        if (const auto c = confidenceOutcome(run); c && c->targetPct > 0)
+            out << "; target +-" << pct(c->targetPct) << (c->reached ? " reached" : " NOT reached")
+                << (c->stoppedBy.empty() ? std::string() : " (stopped by " + c->stoppedBy + ")");
+        out << "\n";
+    }
+}
+
 void partsSection(std::ostringstream& out, const Report& report) {
     for (const auto& run : report.backends) {
         if (run.parts.empty())
@@ -244,6 +279,8 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     for (const auto& run : report.backends)
         for (const auto& note : run.notes)
             out << "note: " << note << "\n";
+    for (const auto& w : report.warnings) // run-wide: the machine check before the first backend
+        out << "warning: [" << w.code << "] " << w.message << "\n";
     for (const auto& run : report.backends)
         for (const auto& w : runWarnings(run))
             out << "warning: " << run.name << ": [" << w.code << "] " << w.message << "\n";
@@ -257,6 +294,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     breaksSection(out, report);
     shapesSection(out, report);
     partsSection(out, report);
+    confidenceSection(out, report);
     recommendationSection(out, report, summary);
     return out.str();
 }

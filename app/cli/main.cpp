@@ -137,6 +137,13 @@ int main(int argc, char** argv) {
         ->check(secondsIn(0, kWeekSeconds, true))
         ->type_name("SECONDS")
         ->capture_default_str();
+    cmp->add_option(
+           "--confidence", compare.base.measure.confidencePct,
+           "After the minimums, time until the speedup's 95 % confidence interval is within "
+           "+-PCT % of it (or --max-runs/--max-time is reached); 0 turns it off (docs/measurement.md)")
+        ->check(numberIn(0, 100))
+        ->type_name("PCT")
+        ->capture_default_str();
     std::string threads = "auto";
     cmp->add_option("--threads", threads,
                     "torch intra-op threads in the worker: auto (one CPU fewer than the worker may use, all "

@@ -3,6 +3,7 @@
 #include "Format.h"
 #include "LatencyStats.h"
 #include "RunWarnings.h"
+#include "Speedup.h"
 #include "Summary.h"
 
 namespace fusescope {
@@ -25,6 +26,20 @@ std::optional<double> medianMs(const BackendRun& run) {
 std::optional<double> iqrMs(const BackendRun& run) {
     const auto stats = computeLatencyStats(run.compiledSamplesMs);
     return stats.empty() ? std::nullopt : std::optional<double>(stats.iqr());
+}
+
+// "1.79-1.85x": the interval the recommendation ranks on (Speedup.h); "-" under 6 pairs.
+std::string speedupCiText(const BackendRun& run) {
+    const auto s = pairedSpeedup(run);
+    if (!s || !s->ci95)
+        return "-";
+    return format::ratio(s->ci95->lo).substr(0, format::ratio(s->ci95->lo).size() - 1) + "-" +
+           format::ratio(s->ci95->hi);
+}
+
+std::optional<double> speedupCiHalfWidth(const BackendRun& run) {
+    const auto s = pairedSpeedup(run);
+    return s && s->ci95 ? std::optional<double>(s->ci95->halfWidthPercent()) : std::nullopt;
 }
 
 std::string plural(size_t n, const char* word) {
@@ -75,6 +90,10 @@ const std::vector<ComparisonColumn> kColumns = {
      "Median eager / median compiled, interleaved in the same worker process", true,
      [](const BackendRun& r) { return format::ratio(speedupOverEager(r)); },
      [](const BackendRun& r) { return speedupOverEager(r); }},
+    {column::SpeedupCi, "speedup_ci95", "Speedup 95% CI", "95% CI",
+     "95 % confidence interval of the median speedup (order statistics, docs/measurement.md); sorted by its "
+     "half-width. Backends are ranked only when these intervals do not overlap",
+     true, speedupCiText, speedupCiHalfWidth},
     {column::PeakMemory, "peak_memory", "Peak memory", "peak mem",
      "Peak allocator bytes during one forward (see docs/measurement.md)", true,
      [](const BackendRun& r) { return format::bytes(r.peakMemoryBytes); },

@@ -20,6 +20,7 @@ enum Id : int {
     MedianMs,
     IqrMs,
     Speedup,
+    SpeedupCi,
     PeakMemory,
     Accuracy,
     Graphs,

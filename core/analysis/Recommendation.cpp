@@ -89,11 +89,18 @@ std::string exclusionReason(const BackendRun& run) {
 }
 
 std::string speedupPhrase(const SpeedupEstimate& s, const char* what) {
-    const std::string range = "IQR " + format::ratio(s.q1) + "-" + format::ratio(s.q3) + " over " +
-                              std::to_string(s.pairs) + " iterations";
-    if (s.q1 <= 1.0 && s.q3 >= 1.0)
-        return std::string(what) + " the same as eager within the spread (" + format::ratio(s.median) + ", " +
-               range + ")";
+    // The 95 % confidence interval of the median ratio is what ranking uses (Speedup.h); under 6
+    // pairs there is none, and the quartiles are all there is to show.
+    const std::string range = s.ci95
+                                  ? "95% CI " + format::ratio(s.ci95->lo) + "-" + format::ratio(s.ci95->hi) +
+                                        " over " + std::to_string(s.pairs) + " pairs"
+                                  : "IQR " + format::ratio(s.q1) + "-" + format::ratio(s.q3) + " over " +
+                                        std::to_string(s.pairs) + " pairs, too few for a confidence interval";
+    const double lo = s.ci95 ? s.ci95->lo : s.q1;
+    const double hi = s.ci95 ? s.ci95->hi : s.q3;
+    if (lo <= 1.0 && hi >= 1.0)
+        return std::string(what) + " the same as eager within the uncertainty (" + format::ratio(s.median) +
+               ", " + range + ")";
     const bool faster = s.median >= 1.0;
     const double factor = faster ? s.median : 1.0 / s.median;
     return std::string(what) + " " + format::ratio(factor) + (faster ? " faster" : " slower") +
@@ -175,6 +182,23 @@ std::string busyMachineSentence(const Recommendation& rec, const Report& report)
            "): rerun on a quiet machine before relying on it.";
 }
 
+// Appended when a ranked backend's timing stopped at a cap before its confidence target.
+std::string lowConfidenceSentence(const Recommendation& rec, const Report& report) {
+    if (rec.goal == Goal::Memory)
+        return {};
+    std::vector<std::string> wide;
+    for (const auto& r : rec.ranked)
+        if (const auto* run = report.findBackend(r.backend)) {
+            const auto c = confidenceOutcome(*run);
+            if (c && c->targetPct > 0 && !c->reached)
+                wide.push_back(r.backend);
+        }
+    if (wide.empty())
+        return {};
+    return " The confidence target was not reached for " + joinNames(wide) +
+           " (low_confidence): a cap stopped the timing first, so a real difference may read as a tie.";
+}
+
 std::string verdictFor(const Recommendation& rec, const Report& report, const RecommendOptions& options) {
     const std::string goal = toString(rec.goal);
     if (rec.ranked.empty()) {
@@ -194,7 +218,7 @@ std::string verdictFor(const Recommendation& rec, const Report& report, const Re
         const auto& next = rec.ranked[1];
         std::string v = "For " + goal + ": " + best.backend + " (" + what + " " + valueText(best, rec.goal) +
                         "), ahead of " + next.backend + " (" + valueText(next, rec.goal) +
-                        ") beyond the measured spread.";
+                        ") beyond the uncertainty (their speedups' 95% confidence intervals do not overlap).";
         if (rec.goal == Goal::Compile)
             v += " Only backends compiling within " + format::seconds(options.compileBudgetSeconds) +
                  " s were considered.";
@@ -212,7 +236,7 @@ std::string verdictFor(const Recommendation& rec, const Report& report, const Re
     std::string why =
         rec.goal == Goal::Memory
             ? "their peaks differ by less than " + std::to_string(int(options.memoryTieFraction * 100)) + "%"
-            : "their differences are inside the measured per-iteration spread";
+            : "their speedups' 95% confidence intervals overlap";
     return "For " + goal + ": no single winner. " + joinNames(names) + " tie (" + joinNames(values) +
            "): " + why + ". Choose among them by compile time (" + joinNames(compiles) +
            ") or measure longer.";
@@ -255,7 +279,8 @@ Recommendation recommend(const Report& report, Goal goal, const RecommendOptions
                      [&](const RankedBackend& a, const RankedBackend& b) {
                          return lowerIsBetter ? a.value < b.value : a.value > b.value;
                      });
-    // Tiers: a backend joins the current tier unless the tier's leader beats it beyond the spread.
+    // Tiers: a backend joins the current tier unless the tier's leader beats it beyond the 95 % confidence
+    // intervals (clearlyFaster).
     size_t leader = 0;
     int tier = 1;
     for (size_t i = 0; i < rec.ranked.size(); ++i) {
@@ -273,6 +298,7 @@ Recommendation recommend(const Report& report, Goal goal, const RecommendOptions
     }
     rec.verdict = verdictFor(rec, report, options);
     rec.verdict += busyMachineSentence(rec, report);
+    rec.verdict += lowConfidenceSentence(rec, report);
     return rec;
 }
 
@@ -284,7 +310,10 @@ json toJson(const Recommendation& rec) {
             entry["speedup"] = {{"median", r.speedup->median},
                                 {"q1", r.speedup->q1},
                                 {"q3", r.speedup->q3},
-                                {"pairs", r.speedup->pairs}};
+                                {"pairs", r.speedup->pairs},
+                                {"ci95", r.speedup->ci95
+                                             ? json::array({r.speedup->ci95->lo, r.speedup->ci95->hi})
+                                             : json(nullptr)}};
         else
             entry["speedup"] = nullptr;
         ranked.push_back(std::move(entry));

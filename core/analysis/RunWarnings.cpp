@@ -2,9 +2,11 @@
 
 #include "Format.h"
 #include "LatencyStats.h"
+#include "Speedup.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace fusescope {
 
@@ -24,13 +26,52 @@ std::optional<RunWarning> highVariance(const std::vector<double>& samplesMs, con
                                            "(docs/measurement.md)"};
 }
 
+std::string percentText(double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", value);
+    return buf;
+}
+
+std::optional<RunWarning> lowConfidence(const BackendRun& run) {
+    const auto outcome = confidenceOutcome(run);
+    if (!outcome || outcome->targetPct <= 0 || outcome->reached || run.status != RunStatus::Ok)
+        return std::nullopt;
+    const auto speedup = pairedSpeedup(run);
+    if (!speedup)
+        return std::nullopt;
+    const std::string cap = outcome->stoppedBy == "max_runs"   ? "the max_runs cap (--max-runs)"
+                            : outcome->stoppedBy == "max_time" ? "the max_time_s cap (--max-time)"
+                                                               : "the timing loop";
+    const std::string reached = outcome->halfWidthPct ? "is +-" + percentText(*outcome->halfWidthPct) + " %"
+                                                      : "cannot be computed (fewer than 6 pairs)";
+    return RunWarning{"low_confidence", "the speedup's 95 % confidence interval " + reached + " after " +
+                                            std::to_string(speedup->pairs) + " pairs, wider than the +-" +
+                                            percentText(outcome->targetPct) + " % asked for: " + cap +
+                                            " stopped first; measure longer or on a quieter machine "
+                                            "(docs/measurement.md)"};
+}
+
 } // namespace
+
+std::optional<ConfidenceOutcome> confidenceOutcome(const BackendRun& run) {
+    if (!run.measure)
+        return std::nullopt;
+    ConfidenceOutcome out;
+    out.targetPct = run.measure->confidencePct;
+    out.stoppedBy = run.measure->stoppedBy;
+    if (const auto s = pairedSpeedup(run); s && s->ci95)
+        out.halfWidthPct = s->ci95->halfWidthPercent();
+    out.reached = out.targetPct > 0 && out.halfWidthPct && *out.halfWidthPct <= out.targetPct;
+    return out;
+}
 
 std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
     std::vector<RunWarning> out;
     if (auto w = highVariance(run.compiledSamplesMs, "compiled"))
         out.push_back(std::move(*w));
     if (auto w = highVariance(run.eagerSamplesMs, "eager"))
+        out.push_back(std::move(*w));
+    if (auto w = lowConfidence(run))
         out.push_back(std::move(*w));
     return out;
 }

@@ -2,6 +2,7 @@
 
 #include "model/BackendRun.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,21 @@ namespace fusescope {
 inline constexpr double kHighVarianceIqrFraction = 0.10;
 inline constexpr int kHighVarianceMinSamples = 4;
 
-// Warnings derived from a run's own samples (docs/measurement.md, "Warnings"). Never stored in a
-// report: computed from the samples each time, so the report cannot disagree with itself.
+// Warnings derived from a run's own samples: high_variance, and low_confidence when the worker
+// was asked for a confidence target (RunMeasure::confidencePct) and the speedup's 95 % interval
+// computed from the samples is wider, i.e. a cap stopped the timing first (docs/measurement.md, "Warnings").
+// Never stored in a report: computed from the samples each time, so the report cannot disagree with itself.
 std::vector<RunWarning> derivedWarnings(const BackendRun& run);
+
+// How sure a run's speedup is against its target (docs/measurement.md, "Stopping rule").
+struct ConfidenceOutcome {
+    double targetPct = 0;               // 0: the rule was off
+    std::optional<double> halfWidthPct; // of the speedup's 95 % CI; nullopt under 6 pairs
+    bool reached = false;               // halfWidthPct <= targetPct (false when the rule was off)
+    std::string stoppedBy;              // as the worker said
+};
+// nullopt for a run without a `measure` record (older reports, the LibTorch family).
+std::optional<ConfidenceOutcome> confidenceOutcome(const BackendRun& run);
 
 // What to show next to a run: the worker's stored warnings, then the derived ones.
 std::vector<RunWarning> runWarnings(const BackendRun& run);

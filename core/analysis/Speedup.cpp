@@ -17,7 +17,7 @@ std::optional<SpeedupEstimate> pairedSpeedup(const std::vector<double>& eagerMs,
     if (ratios.empty())
         return std::nullopt;
     const auto stats = computeLatencyStats(ratios);
-    return SpeedupEstimate{stats.median, stats.q1, stats.q3, stats.n};
+    return SpeedupEstimate{stats.median, stats.q1, stats.q3, stats.n, medianConfidenceInterval(ratios)};
 }
 
 std::optional<SpeedupEstimate> pairedSpeedup(const BackendRun& run) {
@@ -27,7 +27,7 @@ std::optional<SpeedupEstimate> pairedSpeedup(const BackendRun& run) {
 }
 
 bool clearlyFaster(const SpeedupEstimate& a, const SpeedupEstimate& b) {
-    return a.q1 > b.q3;
+    return a.ci95 && b.ci95 && a.ci95->lo > b.ci95->hi;
 }
 
 } // namespace fusescope

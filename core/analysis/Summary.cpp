@@ -1,5 +1,6 @@
 #include "Summary.h"
 
+#include "Confidence.h"
 #include "LatencyStats.h"
 #include "RunWarnings.h"
 #include "Speedup.h"
@@ -36,12 +37,33 @@ const StageGraph* firstOkStage(const BackendRun& run, const std::string& fusion)
     return nullptr;
 }
 
+json orNullD(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+json intervalJson(const std::optional<MedianInterval>& ci) {
+    return ci ? json::array({ci->lo, ci->hi}) : json(nullptr);
+}
+
 json latencyJson(const std::vector<double>& samples) {
     if (samples.empty())
         return nullptr;
     const auto s = computeLatencyStats(samples);
-    return {{"median", s.median}, {"iqr", s.iqr()}, {"q1", s.q1},     {"q3", s.q3},
-            {"min", s.min},       {"max", s.max},   {"mean", s.mean}, {"n", s.n}};
+    return {
+        {"median", s.median}, {"iqr", s.iqr()}, {"q1", s.q1},
+        {"q3", s.q3},         {"min", s.min},   {"max", s.max},
+        {"mean", s.mean},     {"n", s.n},       {"ci95", intervalJson(medianConfidenceInterval(samples))}};
+}
+
+// How the timing loop ended and whether the confidence target was met (RunWarnings.h).
+json measureJson(const BackendRun& run) {
+    const auto c = confidenceOutcome(run);
+    if (!c)
+        return nullptr;
+    return {{"confidence_pct", c->targetPct},
+            {"confidence_reached", c->reached},
+            {"half_width_pct", orNullD(c->halfWidthPct)},
+            {"stopped_by", c->stoppedBy.empty() ? json(nullptr) : json(c->stoppedBy)}};
 }
 
 template <typename T> json orNull(const std::optional<T>& v) {
@@ -51,7 +73,11 @@ template <typename T> json orNull(const std::optional<T>& v) {
 json speedupJson(const std::optional<SpeedupEstimate>& s) {
     if (!s)
         return nullptr;
-    return {{"median", s->median}, {"q1", s->q1}, {"q3", s->q3}, {"pairs", s->pairs}};
+    return {{"median", s->median},
+            {"q1", s->q1},
+            {"q3", s->q3},
+            {"pairs", s->pairs},
+            {"ci95", intervalJson(s->ci95)}};
 }
 
 json shapesSummary(const BackendRun& run) {
@@ -172,7 +198,10 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["latency_ms"] = latencyJson(run.compiledSamplesMs);
         b["eager_latency_ms"] = latencyJson(run.eagerSamplesMs);
         b["speedup_vs_eager"] = orNull(speedupOverEager(run));
-        b["speedup"] = speedupJson(pairedSpeedup(run));
+        const auto speedup = pairedSpeedup(run);
+        b["speedup"] = speedupJson(speedup);
+        b["speedup_ci95"] = speedup ? intervalJson(speedup->ci95) : json(nullptr);
+        b["measure"] = measureJson(run);
         b["peak_memory_bytes"] = orNull(run.peakMemoryBytes);
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
@@ -255,7 +284,8 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
              }()},
             {"backends", std::move(backends)},
             {"recommendation", toJson(recommend(report, options.goal, options.recommend))},
-            {"search", report.search}};
+            {"search", report.search},
+            {"warnings", report.warnings}};
 }
 
 Completion completionOf(const Report& report) {

@@ -1,7 +1,10 @@
 #include "CompareSession.h"
 
+#include "MachineCheck.h"
+
 #include <QDateTime>
 #include <QTimer>
+#include <memory>
 
 namespace fusescope {
 
@@ -38,7 +41,8 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
                            {"min_runs", base.measure.minRuns},
                            {"min_time_s", base.measure.minTimeSeconds},
                            {"max_runs", base.measure.maxRuns},
-                           {"max_time_s", base.measure.maxTimeSeconds}}},
+                           {"max_time_s", base.measure.maxTimeSeconds},
+                           {"confidence_pct", base.measure.confidencePct}}},
                          {"timeout_s", base.timeoutSeconds},
                          {"cache", base.warmCache ? "warm" : "cold"},
                          {"options", base.options},
@@ -53,8 +57,17 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
     }
     m_running = true;
     m_current = -1;
-    // Start from the event loop so callers can connect to signals first.
-    QTimer::singleShot(0, this, &CompareSession::startNext);
+    // Run-wide machine check (MachineCheck.h): /proc now and after a short wait in the event loop,
+    // before the first worker starts. Then the first backend, from the event loop, so callers can
+    // connect to signals first.
+    const auto before = std::make_shared<MachineSnapshot>(readMachineSnapshot());
+    const std::vector<int> cpus = base.placement.pin.empty() ? ownAffinity() : base.placement.pin;
+    QTimer::singleShot(static_cast<int>(kPreRunWindowSeconds * 1000), this, [this, before, cpus] {
+        if (!m_cancelled)
+            m_report.warnings = assessWindow(*before, readMachineSnapshot(), cpus,
+                                             "in the 0.5 s before the first backend started");
+        startNext();
+    });
 }
 
 const BackendRun* CompareSession::liveRun() const {

@@ -16,6 +16,9 @@ struct MeasureSettings {
     double minTimeSeconds = 1.0;
     int maxRuns = 1000;
     double maxTimeSeconds = 30.0;
+    // Keep timing, past the minimums, until the 95 % confidence interval of the speedup is within
+    // +-confidencePct % of it (or a cap is reached); 0 turns the rule off.
+    double confidencePct = 2.0;
 };
 
 // Where the worker runs (docs/measurement.md, "Threads and placement"): torch's intra-op threads

@@ -178,9 +178,14 @@ Result<ParsedJson> parseJson(std::string_view text, const JsonLimits& limits) {
         return Error{"json_invalid", std::string("cannot parse: ") + e.what()};
     }
     if (!ok || !builder.error().empty()) {
-        const bool truncated = builder.error().find("unexpected end of input") != std::string::npos;
         // Limits and non-finite numbers name a JSON path; syntax errors a byte.
         const bool limit = builder.error().rfind("byte ", 0) != 0;
+        // Cut inside a string, a number or a literal, nlohmann says "missing closing quote",
+        // "invalid number"... rather than "unexpected end of input": a syntax error at the last
+        // byte is a truncation too, unless that byte closed something ({"a": tru} is just wrong).
+        const bool atEnd = !limit && !text.empty() && builder.errorByte() >= text.size() &&
+                           std::string_view("}],:").find(text.back()) == std::string_view::npos;
+        const bool truncated = builder.error().find("unexpected end of input") != std::string::npos || atEnd;
         return Error{truncated ? "json_truncated"
                      : limit   ? "json_limit"
                                : "json_invalid",

@@ -119,7 +119,8 @@ json checkedSettingsAt(const Reader& s) {
     if (!s.expectObject())
         return json::object();
     if (auto measure = s.object("measure"))
-        for (const char* key : {"warmup", "min_runs", "min_time_s", "max_runs", "max_time_s"})
+        for (const char* key :
+             {"warmup", "min_runs", "min_time_s", "max_runs", "max_time_s", "confidence_pct"})
             checkNumberMember(*measure, key);
     checkNumberMember(s, "timeout_s");
     checkStringMember(s, "cache");
@@ -531,6 +532,19 @@ void readTrace(const Reader& r, KernelTrace& t) {
 
 // ---- backend runs ----------------------------------------------------------------------------
 
+// `warnings`: [{code, message}], of a run or of the whole report.
+std::vector<RunWarning> readWarnings(const Reader& r) {
+    std::vector<RunWarning> warnings;
+    r.each("warnings", [&](const Reader& w) {
+        if (!w.expectObject())
+            return;
+        if (!w.has("code"))
+            w.fail("a warning needs a \"code\"");
+        warnings.push_back({w.str("code"), w.str("message")});
+    });
+    return warnings;
+}
+
 // The fields a `result` message and a saved run share, applied where present.
 void readResultFields(const Reader& r, BackendRun& run) {
     if (auto v = r.optNumber("compile_s"))
@@ -563,17 +577,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
     }
     for (auto& note : r.strings("notes"))
         run.notes.push_back(std::move(note));
-    if (r.has("warnings")) { // reports written before the machine check have none
-        std::vector<RunWarning> warnings;
-        r.each("warnings", [&](const Reader& w) {
-            if (!w.expectObject())
-                return;
-            if (!w.has("code"))
-                w.fail("a warning needs a \"code\"");
-            warnings.push_back({w.str("code"), w.str("message")});
-        });
-        run.warnings = std::move(warnings);
-    }
+    if (r.has("warnings")) // reports written before the machine check have none
+        run.warnings = readWarnings(r);
     if (auto p = r.object("placement")) {
         RunPlacement placement;
         placement.threads = boundedInt(*p, "threads", 0, 0);
@@ -593,6 +598,16 @@ void readResultFields(const Reader& r, BackendRun& run) {
         placement.affinity = cpuList("affinity");
         placement.pin = cpuList("pin");
         run.placement = std::move(placement);
+    }
+    if (auto m = r.object("measure")) { // results and reports before the confidence rule have none
+        RunMeasure measure;
+        if (auto pct = m->optNumber("confidence_pct")) {
+            if (*pct < 0 || *pct > 100)
+                m->failAt("confidence_pct", "expected a percentage from 0 to 100");
+            measure.confidencePct = *pct;
+        }
+        measure.stoppedBy = m->str("stopped_by");
+        run.measure = std::move(measure);
     }
     if (r.has("workload"))
         run.workload = checkedWorkloadAt(r.child("workload", r.value()["workload"]));
@@ -784,6 +799,8 @@ Result<Report> decodeReport(const json& j) {
     });
     if (r.has("search"))
         report.search = checkedSearchAt(r.child("search", j["search"]));
+    if (r.has("warnings")) // run-wide; reports written before them have none
+        report.warnings = readWarnings(r);
     if (auto err = r.error(kCorrupt))
         return *err;
     return report;

@@ -152,6 +152,11 @@ void to_json(json& j, const RunPlacement& p) {
          {"pin", p.pin.empty() ? json(nullptr) : json(p.pin)}};
 }
 
+void to_json(json& j, const RunMeasure& m) {
+    j = {{"confidence_pct", m.confidencePct},
+         {"stopped_by", m.stoppedBy.empty() ? json(nullptr) : json(m.stoppedBy)}};
+}
+
 void to_json(json& j, const BackendRun& r) {
     j = {{"name", r.name}, {"family", r.family}, {"status", toString(r.status)}};
     if (r.error)
@@ -186,6 +191,8 @@ void to_json(json& j, const BackendRun& r) {
     j["notes"] = r.notes;
     j["warnings"] = r.warnings;
     j["placement"] = r.placement ? json(*r.placement) : json(nullptr);
+    if (r.measure)
+        j["measure"] = *r.measure;
     j["stages"] = r.stages;
     json code = json::array();
     for (const auto& c : r.code)

@@ -137,6 +137,13 @@ struct RunPlacement {
     std::vector<int> pin;                // --pin, or empty
 };
 
+// How the worker's timing loop ended (result `measure`, docs/measurement.md "Stopping rule").
+// Facts only: the achieved confidence interval is computed from the samples (analysis/Confidence.h).
+struct RunMeasure {
+    double confidencePct = 0; // the target half-width of the speedup's 95 % CI; 0: rule off
+    std::string stoppedBy;    // confidence | min | max_runs | max_time (empty: not said)
+};
+
 // Generated source a backend produced (Inductor's output_code.py, a TVM module...).
 struct CodeArtifact {
     std::string name;
@@ -184,6 +191,7 @@ struct BackendRun {
     // in analysis/RunWarnings.h, so a report never disagrees with its own samples.
     std::vector<RunWarning> warnings;
     std::optional<RunPlacement> placement;
+    std::optional<RunMeasure> measure; // absent in reports written before the confidence rule
 
     std::vector<StageGraph> stages;
     std::vector<CodeArtifact> code;
@@ -222,5 +230,6 @@ void to_json(nlohmann::json& j, const ShapeStudy& study);
 void to_json(nlohmann::json& j, const AssignedPart& part);
 void to_json(nlohmann::json& j, const RunWarning& warning);
 void to_json(nlohmann::json& j, const RunPlacement& placement);
+void to_json(nlohmann::json& j, const RunMeasure& measure);
 
 } // namespace fusescope

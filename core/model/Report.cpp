@@ -22,12 +22,10 @@ void to_json(json& j, const WorkerEnvironment& e) {
 }
 
 void to_json(json& j, const Report& r) {
-    j = {{"format", kReportFormatName}, {"schema", r.schema},
-         {"created", r.created},        {"generator", r.generator},
-         {"model_spec", r.modelSpec},   {"model", r.model},
-         {"device", r.device},          {"environment", r.environment},
-         {"settings", r.settings},      {"backends", r.backends},
-         {"search", r.search}};
+    j = {{"format", kReportFormatName}, {"schema", r.schema},           {"created", r.created},
+         {"generator", r.generator},    {"model_spec", r.modelSpec},    {"model", r.model},
+         {"device", r.device},          {"environment", r.environment}, {"settings", r.settings},
+         {"backends", r.backends},      {"search", r.search},           {"warnings", r.warnings}};
 }
 
 } // namespace fusescope

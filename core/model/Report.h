@@ -35,6 +35,9 @@ struct Report {
     std::vector<BackendRun> backends;
     // `--search-assign`: the assignment search's outcome (AssignmentSearch::outcome), or null.
     nlohmann::json search;
+    // Run-wide warnings (docs/measurement.md, "Machine check and warnings"), e.g. machine_busy from
+    // the check before the first backend; each run has its own in BackendRun::warnings.
+    std::vector<RunWarning> warnings;
     // What the reader had to repair, e.g. ill-formed UTF-8 replaced; shown, never saved.
     std::vector<std::string> readNotes;
 

@@ -85,7 +85,7 @@ TEST_F(ReportFileTest, TruncatedFileIsRefusedAsTruncated) {
     auto r = readReport(path("cut.fscope"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, "report_corrupt");
-    EXPECT_NE(r.error().message.find("truncated"), std::string::npos);
+    EXPECT_NE(r.error().message.find("truncated"), std::string::npos) << r.error().message;
     EXPECT_NE(r.error().message.find("cut.fscope"), std::string::npos);
 }
 

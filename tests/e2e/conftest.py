@@ -8,8 +8,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "models"
-# Short measurement so the suite stays quick; the method is the same as the defaults'.
-FAST = ["--warmup", "1", "--min-runs", "5", "--min-time", "0.05", "--max-time", "5"]
+# Short measurement so the suite stays quick; the method is the same as the defaults', without
+# the confidence target (test_confidence.py tests it), which would time on up to --max-time.
+FAST = ["--warmup", "1", "--min-runs", "5", "--min-time", "0.05", "--max-time", "5", "--confidence", "0"]
 
 
 def cli_path() -> str:
