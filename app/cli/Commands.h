@@ -1,7 +1,7 @@
 #pragma once
 
 #include "analysis/Summary.h"
-#include "capture/RunRequest.h"
+#include "capture/SessionPlan.h"
 
 #include <string>
 #include <vector>
@@ -9,14 +9,12 @@
 namespace fusescope::cli {
 
 struct CompareOptions {
-    std::string model;
-    std::vector<std::string> backends;
+    CompareSettings settings; // as given on the command line
+    SessionPlan plan;         // planSession(settings): the rows and the request they share
     std::string out;
     bool json = false;
     bool quiet = false;
-    bool searchAssign = false; // then try per-submodule assignments (AssignmentSearch)
-    SummaryOptions summary;    // the goal the recommendation ranks for
-    RunRequest base;
+    SummaryOptions summary; // the goal the recommendation ranks for
 };
 
 struct ExportOptions {

@@ -43,8 +43,8 @@ bool saveReport(const Report& report, const std::string& path, bool quiet) {
 int runCompare(const CompareOptions& options) {
     auto families = createBackendFamilies();
     CompareSession session(familyPointers(families));
-    session.setSearchAssignments(options.searchAssign);
-    ProgressPrinter progress(static_cast<int>(options.backends.size()), !options.quiet);
+    session.setSearchAssignments(options.plan.searchAssignments);
+    ProgressPrinter progress(static_cast<int>(options.plan.backends.size()), !options.quiet);
 
     QObject::connect(&session, &CompareSession::backendAdded, [&](int) { progress.added(); });
     QObject::connect(&session, &CompareSession::backendStarted,
@@ -73,7 +73,7 @@ int runCompare(const CompareOptions& options) {
     });
     interruptPoll.start(100);
 
-    session.start(options.backends, options.base);
+    session.start(options.plan.backends, options.plan.base);
     QCoreApplication::exec();
 
     const Report& report = session.report();

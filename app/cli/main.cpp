@@ -4,6 +4,7 @@
 #include "OptionChecks.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
+#include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
 #include "capture/Workload.h"
 #include "codec/Utf8.h"
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     std::string backendList = "eager,aot_eager,inductor";
     std::string mode;
     auto* cmp = cli.add_subcommand("compare", "Compile and measure MODEL with each backend");
-    cmp->add_option("model", compare.model,
+    cmp->add_option("model", compare.settings.model,
                     "demo:mlp | demo:cnn | demo:transformer | hf:bert | hf:gpt2 | hf:llama | hf:resnet | "
                     "hf:t5 | hf:vit | FILE.py | FILE.pt")
         ->required();
@@ -64,10 +65,10 @@ int main(int argc, char** argv) {
                     "Comma-separated backends, in run order; each NAME[@MODE][{OPTION,...}], e.g. "
                     "inductor,inductor{epilogue_fusion=false},inductor@max-autotune{fullgraph}")
         ->capture_default_str();
-    cmp->add_option("-d,--device", compare.base.device, "cpu or cuda")
+    cmp->add_option("-d,--device", compare.settings.device, "cpu or cuda")
         ->check(CLI::IsMember({"cpu", "cuda"}))
         ->capture_default_str();
-    cmp->add_option("-t,--timeout", compare.base.timeoutSeconds,
+    cmp->add_option("-t,--timeout", compare.settings.timeoutSeconds,
                     "Seconds one backend may take before it is stopped")
         ->check(secondsIn(1, kWeekSeconds))
         ->type_name("SECONDS")
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
            "--mode", runMode,
            "inference (one forward) or training (forward, loss, backward, optimizer step per sample)")
         ->capture_default_str();
-    cmp->add_option("--precision", compare.base.workload.precision, "fp32, or bf16 / fp16 autocast")
+    cmp->add_option("--precision", compare.settings.precision, "fp32, or bf16 / fp16 autocast")
         ->capture_default_str();
     std::string shapes;
     cmp->add_option(
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
         "--assign", assign,
         "Also run the model with a backend per submodule, e.g. encoder=inductor,decoder=aot_eager "
         "(the rest runs eager)");
-    cmp->add_flag("--search-assign", compare.searchAssign,
+    cmp->add_flag("--search-assign", compare.settings.searchAssign,
                   "After the backends, search backend assignments over the top-level submodules (exhaustive "
                   "when small, else greedy); every candidate is kept in the report");
     std::string goal = "latency";
@@ -117,28 +118,30 @@ int main(int argc, char** argv) {
     cmp->add_option("--inductor-config", inductorConfig,
                     "Inductor option KEY=VALUE (VALUE as JSON, else a string), repeatable; e.g. "
                     "--inductor-config epilogue_fusion=false");
-    cmp->add_option("--warmup", compare.base.measure.warmup, "Warm-up iterations per side")
+    cmp->add_option("--warmup", compare.settings.measure.warmup, "Warm-up iterations per side")
         ->check(countIn(0, kMaxWarmup))
         ->type_name("N")
         ->capture_default_str();
-    cmp->add_option("--min-runs", compare.base.measure.minRuns, "Timed iterations at least")
+    cmp->add_option("--min-runs", compare.settings.measure.minRuns, "Timed iterations at least")
         ->check(countIn(0, kMaxRuns))
         ->type_name("N")
         ->capture_default_str();
-    cmp->add_option("--min-time", compare.base.measure.minTimeSeconds, "Seconds of timed iterations at least")
+    cmp->add_option("--min-time", compare.settings.measure.minTimeSeconds,
+                    "Seconds of timed iterations at least")
         ->check(secondsIn(0, kWeekSeconds))
         ->type_name("SECONDS")
         ->capture_default_str();
-    cmp->add_option("--max-runs", compare.base.measure.maxRuns, "Timed iterations at most")
+    cmp->add_option("--max-runs", compare.settings.measure.maxRuns, "Timed iterations at most")
         ->check(countIn(1, kMaxRuns))
         ->type_name("N")
         ->capture_default_str();
-    cmp->add_option("--max-time", compare.base.measure.maxTimeSeconds, "Seconds of timed iterations at most")
+    cmp->add_option("--max-time", compare.settings.measure.maxTimeSeconds,
+                    "Seconds of timed iterations at most")
         ->check(secondsIn(0, kWeekSeconds, true))
         ->type_name("SECONDS")
         ->capture_default_str();
     cmp->add_option(
-           "--confidence", compare.base.measure.confidencePct,
+           "--confidence", compare.settings.measure.confidencePct,
            "After the minimums, time until the speedup's 95 % confidence interval is within "
            "+-PCT % of it (or --max-runs/--max-time is reached); 0 turns it off (docs/measurement.md)")
         ->check(numberIn(0, 100))
@@ -155,10 +158,10 @@ int main(int argc, char** argv) {
     cmp->add_option("--pin", pin, "CPUs the worker may run on, e.g. 0, 0-1 or 0,2 (default: all it inherits)")
         ->check(cpuListOf())
         ->type_name("CPUS");
-    cmp->add_flag("--warm-cache", compare.base.warmCache,
+    cmp->add_flag("--warm-cache", compare.settings.warmCache,
                   "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
-    cmp->add_flag("--no-stages{false}", compare.base.captureStages, "Skip IR stage capture");
-    cmp->add_flag("--trace", compare.base.captureTrace,
+    cmp->add_flag("--no-stages{false}", compare.settings.captureStages, "Skip IR stage capture");
+    cmp->add_flag("--trace", compare.settings.captureTrace,
                   "Record kernel traces of a few extra iterations (PyTorch profiler on CPU, CUPTI on CUDA)");
     std::string inputs;
     cmp->add_option("--inputs", inputs, "Input spec for TorchScript files, e.g. 4x16:float32,4:int64");
@@ -231,12 +234,13 @@ int main(int argc, char** argv) {
         }
     }
     if (*cmp) {
-        if (auto bad = files::checkModelPath(compare.model)) {
+        if (auto bad = files::checkModelPath(compare.settings.model)) {
             std::fprintf(stderr, "error: model: %s\n", bad->message.c_str());
             return kExitUsage;
         }
         if (!compare.out.empty()) {
-            if (auto bad = files::checkOutputPath(compare.out, inputFiles(compare.model, "the model file"))) {
+            if (auto bad = files::checkOutputPath(compare.out,
+                                                  inputFiles(compare.settings.model, "the model file"))) {
                 std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
                 return kExitUsage;
             }
@@ -275,68 +279,29 @@ int main(int argc, char** argv) {
     }
 
     if (*cmp) {
-        compare.backends = splitBackendList(backendList);
-        if (compare.backends.empty()) {
-            std::fprintf(stderr, "error: --backends names no backend\n");
-            return kExitUsage;
-        }
-        // The session reads each entry with requestFor (NAME[@MODE][{...}] or mixed[...]): refuse
-        // here what it would fail on, before any backend starts.
-        for (const auto& label : compare.backends) {
-            if (auto request = requestFor(label, RunRequest{}); !request) {
-                std::fprintf(stderr, "error: --backends: %s\n", request.error().message.c_str());
-                return kExitUsage;
-            }
-        }
-        compare.base.model = compare.model;
+        // The CLI and the GUI build their requests with planSession (capture/SessionPlan.h), which
+        // checks every setting, and each --backends entry as the session will read it.
+        CompareSettings& settings = compare.settings;
+        settings.backends = splitBackendList(backendList);
+        settings.compileMode = mode;
+        settings.fullgraph = fullgraph;
+        settings.dynamic = dynamic;
+        settings.inductorConfig = inductorConfig;
+        settings.inputs = inputs;
+        settings.mode = runMode;
+        settings.shapes = shapes;
+        settings.assign = assign;
         if (threads != "auto")
-            compare.base.placement.threads = std::stoi(threads); // checked by countIn above
+            settings.placement.threads = std::stoi(threads); // checked by countIn above
         if (!pin.empty())
-            compare.base.placement.pin = parseCpuList(pin, onlineCpus()).value_or(std::vector<int>{});
-        if (!mode.empty())
-            compare.base.options["mode"] = mode;
-        compare.base.options["fullgraph"] = fullgraph;
-        compare.base.options["dynamic"] =
-            dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
-        auto inductor = parseInductorConfig(inductorConfig);
-        if (!inductor) {
-            std::fprintf(stderr, "error: --inductor-config: %s\n", inductor.error().message.c_str());
+            settings.placement.pin = parseCpuList(pin, onlineCpus()).value_or(std::vector<int>{});
+        Setting bad = Setting::Backends;
+        auto plan = planSession(settings, &bad);
+        if (!plan) {
+            std::fprintf(stderr, "error: %s: %s\n", settingFlag(bad), plan.error().message.c_str());
             return kExitUsage;
         }
-        compare.base.options["inductor"] = inductor.value();
-        if (!inputs.empty()) {
-            auto spec = parseInputSpec(inputs);
-            if (!spec) {
-                std::fprintf(stderr, "error: --inputs: %s\n", spec.error().message.c_str());
-                return kExitUsage;
-            }
-            compare.base.inputs = spec.value();
-        }
-        if (auto bad = checkMode(runMode)) {
-            std::fprintf(stderr, "error: --mode: %s\n", bad->message.c_str());
-            return kExitUsage;
-        }
-        compare.base.workload.mode = runMode;
-        if (auto bad = checkPrecision(compare.base.workload.precision)) {
-            std::fprintf(stderr, "error: --precision: %s\n", bad->message.c_str());
-            return kExitUsage;
-        }
-        if (!shapes.empty()) {
-            auto sets = parseShapeList(shapes);
-            if (!sets) {
-                std::fprintf(stderr, "error: --shapes: %s\n", sets.error().message.c_str());
-                return kExitUsage;
-            }
-            compare.base.workload.shapes = sets.value();
-        }
-        if (!assign.empty()) {
-            auto pairs = parseAssignment(assign);
-            if (!pairs) {
-                std::fprintf(stderr, "error: --assign: %s\n", pairs.error().message.c_str());
-                return kExitUsage;
-            }
-            compare.backends.push_back(mixedLabel(pairs.value()));
-        }
+        compare.plan = std::move(plan.value());
         auto parsedGoal = goalFromString(goal);
         if (!parsedGoal) {
             std::fprintf(stderr, "error: --goal: '%s' is not one of latency, throughput, memory, compile\n",
