@@ -2,6 +2,7 @@
 #include "Commands.h"
 #include "ExitCodes.h"
 #include "OptionChecks.h"
+#include "SweepCommands.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
 #include "capture/SessionPlan.h"
@@ -208,6 +209,8 @@ int main(int argc, char** argv) {
     auto* backends =
         cli.add_subcommand("backends", "List every backend known, available or not, and why not");
     backends->add_flag("--json", backendsJson, "Print JSON");
+    SweepCommands sweepCommands;
+    addSweepCommands(cli, sweepCommands);
 
     // The interpreter every worker runs in (docs/worker.md, "Your own Python").
     std::string python;
@@ -261,6 +264,8 @@ int main(int argc, char** argv) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName("fusescope-cli");
     QCoreApplication::setApplicationVersion(FUSESCOPE_VERSION);
+    if (auto code = runSweepCommands(sweepCommands))
+        return *code;
 
     if (!python.empty()) {
         auto env = inspectPython(QString::fromStdString(python));
