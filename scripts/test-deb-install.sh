@@ -49,14 +49,21 @@ bind "$venv" /opt/user-venv ro
 [ "$base" = /usr ] || bind "$base" "$base" ro
 cp /etc/resolv.conf "$target/etc/resolv.conf"
 cp "$deb" "$target/tmp/fusescope.deb"
+# The LibTorch runner's package, when the build made one (optional: it needs the user's libtorch).
+runner_deb=$(ls "$repo"/build/release/fusescope-libtorch-runner_*.deb 2>/dev/null | head -1 || true)
+debs=(/tmp/fusescope.deb)
+if [ -n "$runner_deb" ]; then
+    cp "$runner_deb" "$target/tmp/fusescope-libtorch-runner.deb"
+    debs+=(/tmp/fusescope-libtorch-runner.deb)
+fi
 in_root() {
     chroot "$target" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive \
         ${FUSESCOPE_DEB_TEST_ENV:-} "$@"
 }
 
-log "installing $(basename "$deb") and its dependencies with apt"
+log "installing $(basename "$deb") ${runner_deb:+and $(basename "$runner_deb") }and their dependencies with apt"
 in_root apt-get update -qq
-in_root apt-get install -y -qq --no-install-recommends /tmp/fusescope.deb >/dev/null
+in_root apt-get install -y -qq --no-install-recommends "${debs[@]}" >/dev/null
 
 status=0
 log "ldd: every library from the system"
