@@ -10,6 +10,9 @@
 #ifndef FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH
 #define FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH ""
 #endif
+#ifndef FUSESCOPE_RUNNER_TORCH_VERSION
+#define FUSESCOPE_RUNNER_TORCH_VERSION ""
+#endif
 
 namespace fusescope {
 
@@ -28,6 +31,31 @@ bool isExecutableFile(const QString& path) {
 
 LibTorchFamily::LibTorchFamily(WorkerConfig config)
     : m_config(std::move(config)) {
+}
+
+std::string LibTorchFamily::runnerTorchVersion() {
+    return FUSESCOPE_RUNNER_TORCH_VERSION;
+}
+
+WorkerConfig LibTorchFamily::runnerConfig() {
+    std::lock_guard lock(m_mutex);
+    if (m_runnerConfig)
+        return *m_runnerConfig;
+    WorkerConfig config = m_config;
+    const auto python = inspectPython(config.python);
+    if (python) {
+        const std::string& torch = python.value().torch;
+        const std::string release = torch.substr(0, torch.find('+')); // "2.13.0+cpu" -> "2.13.0"
+        // Another release's libtorch has another C++ ABI: then the runner keeps its own (its RPATH
+        // in a build tree; a packaged one cannot start and says so in the probe).
+        if (!python.value().torchLib.empty() && release == runnerTorchVersion()) {
+            const QString existing = config.environment.value("LD_LIBRARY_PATH");
+            const QString lib = QString::fromStdString(python.value().torchLib);
+            config.environment.insert("LD_LIBRARY_PATH", existing.isEmpty() ? lib : lib + ':' + existing);
+        }
+    }
+    m_runnerConfig = config;
+    return config;
 }
 
 QString LibTorchFamily::locateRunner(const QProcessEnvironment& environment, std::string* why) {
@@ -63,7 +91,7 @@ std::vector<BackendInfo> LibTorchFamily::probe() {
     const QString runner = locateRunner(m_config.environment, &why);
     WorkerQueryResult answer;
     if (!runner.isEmpty()) {
-        answer = queryWorker(m_config, {{"type", "list_backends"}, {"id", "probe"}}, 60'000, runner);
+        answer = queryWorker(runnerConfig(), {{"type", "list_backends"}, {"id", "probe"}}, 60'000, runner);
         why = answer.error;
     }
     if (runner.isEmpty() || !answer.ok) {
@@ -95,7 +123,7 @@ std::unique_ptr<BackendJob> LibTorchFamily::createJob(const RunRequest& request,
     QString runner = locateRunner(m_config.environment, &why);
     if (runner.isEmpty()) // WorkerJob then fails to start it: worker_start_failed names the path
         runner = m_config.environment.value(kRunnerVariable, kRunnerName);
-    return std::make_unique<WorkerJob>(m_config, request, id(), parent, runner);
+    return std::make_unique<WorkerJob>(runnerConfig(), request, id(), parent, runner);
 }
 
 } // namespace fusescope

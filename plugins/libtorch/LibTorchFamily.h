@@ -3,6 +3,9 @@
 #include "capture/BackendFamily.h"
 #include "capture/WorkerConfig.h"
 
+#include <mutex>
+#include <optional>
+
 namespace fusescope {
 
 // Models run by LibTorch: `torchscript` (the plain interpreter), `torchscript_nnc` (the profiling
@@ -24,8 +27,18 @@ public:
     // exists; `why` then says where it looked.
     static QString locateRunner(const QProcessEnvironment& environment, std::string* why = nullptr);
 
+    // The torch release the runner was built against ("2.13.0"), from the configure step.
+    static std::string runnerTorchVersion();
+
 private:
+    // The config the runner starts with: the chosen interpreter's torch/lib first on
+    // LD_LIBRARY_PATH when its torch is the release the runner was built against (a packaged
+    // runner has no RPATH; docs/packaging.md). Asked of the interpreter once (inspectPython).
+    WorkerConfig runnerConfig();
+
     WorkerConfig m_config;
+    std::mutex m_mutex;
+    std::optional<WorkerConfig> m_runnerConfig;
 };
 
 } // namespace fusescope

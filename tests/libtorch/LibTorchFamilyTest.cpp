@@ -8,6 +8,7 @@
 #include <QTest>
 #include <chrono>
 #include <regex>
+#include <torch/headeronly/version.h>
 
 using namespace fusescope;
 
@@ -102,6 +103,9 @@ private slots:
         QCOMPARE(backends.size(), size_t(3));
         QCOMPARE(backends[2].name, std::string("aot_inductor"));
         QCOMPARE(backends[2].available, AotInductorRunner::unavailableReason().empty());
+        // The release the runner was built against: the family puts the chosen interpreter's
+        // torch/lib on the runner's LD_LIBRARY_PATH only for this one.
+        QCOMPARE(LibTorchFamily::runnerTorchVersion(), std::string(TORCH_VERSION));
     }
 
     void plainInterpreter_data() {
