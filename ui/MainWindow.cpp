@@ -3,6 +3,7 @@
 #include "BackendCharts.h"
 #include "BackendEntryDialog.h"
 #include "BreaksPanel.h"
+#include "DiffWindow.h"
 #include "ComparisonModel.h"
 #include "GraphPanel.h"
 #include "ModuleAssignPanel.h"
@@ -117,6 +118,7 @@ void MainWindow::buildActions() {
     m_saveAction->setShortcut(QKeySequence::Save);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addAction(tr("&Compare with Report..."), this, [this] { openDiffDialog(this); });
     file->addSeparator();
     auto* exportGraph = file->addAction(tr("&Export Graph..."), this, [this] { m_graphs->exportPrimary(); });
     exportGraph->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));

@@ -26,11 +26,20 @@ struct ExportOptions {
     bool trace = false; // the backend's kernel trace instead of a stage graph
 };
 
+struct DiffOptions {
+    std::string reportA;
+    std::string reportB;
+    std::string backend;  // only this backend (in A; in B too unless backendB)
+    std::string backendB; // B's backend to compare with A's `backend`
+    bool json = false;
+};
+
 int runCompare(const CompareOptions& options);
 int runShow(const std::string& path, bool json, const SummaryOptions& summary);
 // `show --by module|line`: traced kernel time per module or source line.
 int runShowTime(const std::string& path, const std::string& by, const std::string& backend, bool json);
 int runBackends(bool json);
+int runDiff(const DiffOptions& options);
 // Needs a QGuiApplication (fonts); main() creates one for this command.
 int runExport(const ExportOptions& options);
 

@@ -205,6 +205,18 @@ int main(int argc, char** argv) {
         ->type_name("X")
         ->capture_default_str();
 
+    DiffOptions diffOptions;
+    auto* diff =
+        cli.add_subcommand("diff", "Compare two reports (or two backends of one): latency, kernels, breaks");
+    diff->add_option("a", diffOptions.reportA, "The baseline report (A)")->required();
+    diff->add_option("b", diffOptions.reportB, "The report compared with it (B); may be A itself")
+        ->required();
+    diff->add_option("--backend", diffOptions.backend,
+                     "Compare only this backend (default: every one in both)");
+    diff->add_option("--backend-b", diffOptions.backendB,
+                     "B's backend to compare with A's --backend, e.g. two backends of one report");
+    diff->add_flag("--json", diffOptions.json, "Print JSON (docs/diff.md)");
+
     bool backendsJson = false;
     auto* backends =
         cli.add_subcommand("backends", "List every backend known, available or not, and why not");
@@ -334,5 +346,12 @@ int main(int argc, char** argv) {
     }
     if (*backends)
         return runBackends(backendsJson);
+    if (*diff) {
+        if (!diffOptions.backendB.empty() && diffOptions.backend.empty()) {
+            std::fprintf(stderr, "error: --backend-b needs --backend (A's backend to compare it with)\n");
+            return kExitUsage;
+        }
+        return runDiff(diffOptions);
+    }
     return kExitUsage;
 }

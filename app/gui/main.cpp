@@ -1,4 +1,5 @@
 // fusescope: the desktop application. `fusescope [MODEL | REPORT.fscope] [--backends LIST] [--run]`
+#include "DiffWindow.h"
 #include "MainWindow.h"
 #include "PythonSetting.h"
 #include "capture/CompareSession.h"
@@ -159,7 +160,9 @@ int main(int argc, char** argv) {
                               "Python interpreter (with torch) the workers run in, for this start; the "
                               "saved choice is Run > Python Interpreter",
                               "path");
-    parser.addOptions({backends, run, screenshot, graphs, tab, python});
+    QCommandLineOption diff("diff", "Compare report A (this option) with the report given as input (docs/diff.md)",
+                            "A.fscope");
+    parser.addOptions({backends, run, screenshot, graphs, tab, python, diff});
     if (!parser.parse(QCoreApplication::arguments()))
         return usageError(parser.errorText().toStdString());
     if (parser.isSet(help) || parser.isSet("help-all"))
@@ -185,6 +188,23 @@ int main(int argc, char** argv) {
                      "cannot open.\n%s",
                      kHeadlessHints);
         return kExitNoDisplay;
+    }
+
+    if (parser.isSet(diff)) {
+        const QStringList inputs = parser.positionalArguments();
+        QString error;
+        const QString b = inputs.isEmpty() ? parser.value(diff) : inputs.front();
+        auto* window = fusescope::openDiffWindow(parser.value(diff), b, nullptr, &error);
+        if (!window) {
+            std::fprintf(stderr, "fusescope: %s\n", local(error).c_str());
+            return 1;
+        }
+        window->show();
+        const QString shot = parser.value(screenshot);
+        if (!shot.isEmpty())
+            QTimer::singleShot(1500, window,
+                               [window, shot] { QApplication::exit(window->grab().save(shot) ? 0 : 1); });
+        return app.exec();
     }
 
     fusescope::MainWindow window;

@@ -297,7 +297,13 @@ KernelDiff diffKernelLists(std::vector<DiffKernel> a, std::vector<DiffKernel> b)
         std::set_intersection(sa.begin(), sa.end(), sb.begin(), sb.end(), std::back_inserter(c.shared));
         std::set_difference(sa.begin(), sa.end(), sb.begin(), sb.end(), std::back_inserter(c.onlyA));
         std::set_difference(sb.begin(), sb.end(), sa.begin(), sa.end(), std::back_inserter(c.onlyB));
-        c.how = c.b.size() < c.a.size() ? "fused more" : c.b.size() > c.a.size() ? "fused less" : "regrouped";
+        // As many kernels on both sides: B fused more when its kernels gained nodes and lost none.
+        if (c.b.size() != c.a.size())
+            c.how = c.b.size() < c.a.size() ? "fused more" : "fused less";
+        else if (c.onlyA.empty() != c.onlyB.empty())
+            c.how = c.onlyA.empty() ? "fused more" : "fused less";
+        else
+            c.how = "regrouped";
         out.changed.push_back(std::move(c));
     }
     return out;

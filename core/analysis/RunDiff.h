@@ -55,7 +55,9 @@ struct ChangedKernels {
     std::vector<std::string> shared; // nodes covered on both sides
     std::vector<std::string> onlyA;
     std::vector<std::string> onlyB;
-    std::string how; // "fused more" (fewer kernels in B), "fused less", "regrouped"
+    // "fused more": fewer kernels in B, or as many covering more nodes; "fused less" the reverse;
+    // "regrouped": as many, each side covering nodes the other does not.
+    std::string how;
     double overlap() const;
 };
 

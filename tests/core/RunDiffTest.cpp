@@ -174,6 +174,14 @@ TEST(RunDiff, KernelsPairByTheNodesTheyCoverNotByName) {
     EXPECT_EQ(partial.changed[0].onlyA, (std::vector<std::string>{"neg"}));
     EXPECT_NEAR(partial.changed[0].overlap(), 2.0 / 3.0, 1e-12);
     EXPECT_TRUE(partial.matched.empty()); // same name k_0, different nodes: not a match
+    // One kernel each, B's covering more: fused more; each with a node of its own: regrouped.
+    const auto grown = kernelStage({{"k_9", {"relu", "sum", "neg"}}});
+    EXPECT_EQ(diffKernelStages(&c, &grown).changed.size(), 0u); // same nodes: matched
+    const auto more = kernelStage({{"k_9", {"relu", "sum", "neg", "exp"}}});
+    EXPECT_EQ(diffKernelStages(&c, &more).changed.at(0).how, "fused more");
+    EXPECT_EQ(diffKernelStages(&more, &c).changed.at(0).how, "fused less");
+    const auto other = kernelStage({{"k_9", {"relu", "exp"}}});
+    EXPECT_EQ(diffKernelStages(&c, &other).changed.at(0).how, "regrouped");
 }
 
 TEST(RunDiff, RepeatedExternCallsPairInOrderAndOriginsStandInForProvenance) {

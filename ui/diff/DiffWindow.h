@@ -1,0 +1,79 @@
+#pragma once
+
+#include "analysis/RunDiff.h"
+
+#include <QHash>
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QTableWidget;
+
+namespace fusescope {
+
+class GraphView;
+
+// Two runs compared (docs/diff.md): A's and B's after-fusion graphs side by side, kernels marked
+// matched / changed / removed / added, and a table of kernel deltas. Picking a kernel on one side
+// or a table row selects its counterpart on the other.
+class DiffWindow : public QWidget {
+    Q_OBJECT
+public:
+    explicit DiffWindow(QWidget* parent = nullptr);
+
+    // Shows every backend the two reports share (or A's `backend` against B's `backendB`).
+    // Returns false and shows why when they cannot be compared.
+    bool setReports(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b, const QString& labelA,
+                    const QString& labelB, const QString& backend = {}, const QString& backendB = {});
+
+    GraphView* viewA() const { return m_viewA; }
+    GraphView* viewB() const { return m_viewB; }
+    QTableWidget* table() const { return m_table; }
+    QString summaryText() const;
+    // Kernel marks of one side by GroupTree id ("kernel:<id>") -> matched|changed|added|removed.
+    QHash<QString, QString> marks(bool sideB) const { return sideB ? m_marksB : m_marksA; }
+
+public slots:
+    void selectKernelA(const QString& groupId);
+    void selectKernelB(const QString& groupId);
+
+private:
+    void showBackend(int index);
+    void showStage(int index);
+    void fillTable();
+    void paintMarks(bool sideB);
+    void selectRow(int row);
+
+    std::shared_ptr<const Report> m_a;
+    std::shared_ptr<const Report> m_b;
+    ReportDiff m_diff;
+    QStringList m_stageKeys;
+    QString m_stage;
+    QComboBox* m_backends;
+    QComboBox* m_stages;
+    QLabel* m_summary;
+    QLabel* m_titleA;
+    QLabel* m_titleB;
+    GraphView* m_viewA;
+    GraphView* m_viewB;
+    QTableWidget* m_table;
+    QHash<QString, QString> m_marksA;
+    QHash<QString, QString> m_marksB;
+    // Kernel group ids ("kernel:<id>") of one side -> the counterpart ids on the other, and its row.
+    QHash<QString, QStringList> m_partnerOfA;
+    QHash<QString, QStringList> m_partnerOfB;
+    QHash<QString, int> m_rowOfA;
+    QHash<QString, int> m_rowOfB;
+    QList<QPair<QStringList, QStringList>> m_rows; // row -> (A ids, B ids)
+};
+
+// Reads both reports and opens a DiffWindow on them (a top-level window deleted on close); nullptr
+// and `error` (naming the file) when either cannot be read or nothing can be compared.
+DiffWindow* openDiffWindow(const QString& pathA, const QString& pathB, QWidget* parent, QString* error,
+                           const QString& backend = {}, const QString& backendB = {});
+// File > Compare Reports...: asks for A (starting at `current`, the open report, when set) and B,
+// then opens the window; a failure is shown in a message box.
+void openDiffDialog(QWidget* parent, const QString& current = {});
+
+} // namespace fusescope
