@@ -146,7 +146,7 @@ void judgeLatency(const BackendRun& a, const BackendRun& b, BackendDiff& d) {
     }
     if (d.eagerRatio && std::abs(*d.eagerRatio - 1.0) > 0.05)
         d.sentence += " Eager moved too (B/A " + format::ratio(*d.eagerRatio) +
-                      "): the machine or torch changed, not only the backend.";
+                      "): not only the backend changed (the machine, torch or the workload did too).";
     if (sampledOnBusyMachine(a) || sampledOnBusyMachine(b))
         d.sentence += " Samples were taken on a busy machine (machine_busy): rerun on a quiet machine "
                       "before relying on this.";
