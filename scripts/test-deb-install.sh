@@ -8,9 +8,9 @@
 # (sys.prefix) is bind-mounted read-only at /opt/user-venv in the root and its base interpreter
 # (sys.base_prefix) at its own path, so the root sees the user's torch but not the build tree.
 # ROOT (default /var/tmp/fusescope-debroot) is made with debootstrap --variant=minbase bookworm
-# when missing (~2.5 min and ~200 MB here), then reused; apt inside it installs what the .deb
+# when missing (~2 min and ~200 MB here), then reused; apt inside it installs what the .deb
 # depends on. Needs root (chroot, mount). Not in CI: it needs a Debian mirror and root, and takes
-# ~1 min with an existing root (~3.5 min with debootstrap).
+# ~20 s with an existing root (~2 min with debootstrap).
 # FUSESCOPE_DEB_TEST_ENV: extra VAR=VALUE words for every command in the root (e.g. an
 # LD_LIBRARY_PATH, docs/packaging.md).
 set -euo pipefail
