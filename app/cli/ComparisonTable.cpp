@@ -2,7 +2,6 @@
 
 #include "analysis/ComparisonColumns.h"
 #include "analysis/CompileTime.h"
-#include "analysis/Confidence.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/RunWarnings.h"
@@ -11,7 +10,6 @@
 #include "codec/Json.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 #include <vector>
 
@@ -170,36 +168,18 @@ void compileSection(std::ostringstream& out, const Report& report) {
     }
 }
 
-// How sure each median is: the 95 % order-statistic intervals (analysis/Confidence.h) of the
-// speedup and of the compiled latency, and whether the stopping rule's target was met.
-std::string pct(double value) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f %%", value);
-    return buf;
-}
-
+// How sure each median is (analysis/RunWarnings.h, confidenceText): the 95 % order-statistic
+// intervals of the speedup and of the compiled latency, and whether the target was met.
 void confidenceSection(std::ostringstream& out, const Report& report) {
     bool header = false;
     for (const auto& run : report.backends) {
-        const auto speedup = pairedSpeedup(run);
-        if (!speedup)
+        const auto text = confidenceText(run);
+        if (text.empty())
             continue;
         if (!header)
             out << "\nconfidence (95 % intervals of the medians, from order statistics):\n";
         header = true;
-        out << "  " << run.name << ": speedup " << format::ratio(speedup->median);
-        if (speedup->ci95)
-            out << " [" << format::ratio(speedup->ci95->lo) << "-" << format::ratio(speedup->ci95->hi)
-                << "] +-" << pct(speedup->ci95->halfWidthPercent());
-        else
-            out << " (no interval under 6 pairs)";
-        if (const auto latency = medianConfidenceInterval(run.compiledSamplesMs))
-            out << "; compiled " << format::milliseconds(latency->median) << " ms ["
-                << format::milliseconds(latency->lo) << "-" << format::milliseconds(latency->hi) << "]";
-        if (const auto c = confidenceOutcome(run); c && c->targetPct > 0)
-            out << "; target +-" << pct(c->targetPct) << (c->reached ? " reached" : " NOT reached")
-                << (c->stoppedBy.empty() ? std::string() : " (stopped by " + c->stoppedBy + ")");
-        out << "\n";
+        out << "  " << run.name << ": " << text << "\n";
     }
 }
 

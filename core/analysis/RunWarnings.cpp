@@ -65,6 +65,26 @@ std::optional<ConfidenceOutcome> confidenceOutcome(const BackendRun& run) {
     return out;
 }
 
+std::string confidenceText(const BackendRun& run) {
+    const auto speedup = pairedSpeedup(run);
+    if (!speedup)
+        return {};
+    std::string text = "speedup " + format::ratio(speedup->median);
+    if (speedup->ci95)
+        text += " [" + format::ratio(speedup->ci95->lo) + "-" + format::ratio(speedup->ci95->hi) + "] +-" +
+                percentText(speedup->ci95->halfWidthPercent()) + " %";
+    else
+        text += " (no interval under 6 pairs)";
+    if (const auto latency = medianConfidenceInterval(run.compiledSamplesMs))
+        text += "; compiled " + format::milliseconds(latency->median) + " ms [" +
+                format::milliseconds(latency->lo) + "-" + format::milliseconds(latency->hi) + "]";
+    if (const auto c = confidenceOutcome(run); c && c->targetPct > 0)
+        text += "; target +-" + percentText(c->targetPct) + " %" +
+                (c->reached ? " reached" : " NOT reached") +
+                (c->stoppedBy.empty() ? std::string() : " (stopped by " + c->stoppedBy + ")");
+    return text;
+}
+
 std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
     std::vector<RunWarning> out;
     if (auto w = highVariance(run.compiledSamplesMs, "compiled"))

@@ -29,6 +29,11 @@ struct ConfidenceOutcome {
 // nullopt for a run without a `measure` record (older reports, the LibTorch family).
 std::optional<ConfidenceOutcome> confidenceOutcome(const BackendRun& run);
 
+// One line for the CLI's confidence section and the GUI's details: "speedup 1.82x [1.79x-1.85x]
+// +-1.6 %; compiled 0.412 ms [0.409-0.418]; target +-2.0 % reached (stopped by confidence)".
+// Empty when the run has no paired samples.
+std::string confidenceText(const BackendRun& run);
+
 // What to show next to a run: the worker's stored warnings, then the derived ones.
 std::vector<RunWarning> runWarnings(const BackendRun& run);
 

@@ -158,6 +158,13 @@ TEST(Confidence, TargetMissedIsALowConfidenceWarningAndTheSummarySaysSo) {
     EXPECT_EQ(cellSortValue(wide, column::SpeedupCi), s->ci95->halfWidthPercent());
     EXPECT_EQ(cellText(pairedRun("few", 2.0, 0.0, 5, 8), column::SpeedupCi), "-");
     EXPECT_TRUE(b[2]["measure"].is_null());
+    const auto line = confidenceText(wide);
+    EXPECT_EQ(line.rfind("speedup " + format::ratio(s->median) + " [" + format::ratio(s->ci95->lo) + "-", 0),
+              0u)
+        << line;
+    EXPECT_NE(line.find("NOT reached (stopped by max_time)"), std::string::npos) << line;
+    EXPECT_NE(confidenceText(tight).find("reached (stopped by confidence)"), std::string::npos);
+    EXPECT_EQ(confidenceText(old).find("target"), std::string::npos);
     EXPECT_EQ(summary["warnings"][0]["code"], "machine_busy");
     // The verdict says which ranked backend missed its target.
     const auto verdict = summary["recommendation"]["verdict"].get<std::string>();
