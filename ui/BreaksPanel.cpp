@@ -1,4 +1,5 @@
 #include "BreaksPanel.h"
+#include "engine/ReportModel.h"
 
 #include "CodeHighlighter.h"
 
@@ -250,6 +251,16 @@ void BreaksPanel::showSource(const QString& file, int line) {
     m_source->setExtraSelections({mark});
     m_source->setTextCursor(cursor);
     m_source->centerCursor();
+}
+
+void BreaksPanel::subscribe(const ReportModel* model) {
+    auto reset = [this, model] {
+        setReport(&model->report());
+        refresh();
+    };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendFinished, this, &BreaksPanel::refresh);
 }
 
 } // namespace fusescope

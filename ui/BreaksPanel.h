@@ -11,6 +11,8 @@ class QTreeWidget;
 
 namespace fusescope {
 
+class ReportModel;
+
 // The "Breaks" tab: every graph break of every backend (where Dynamo split the model, why, and
 // at which user source line), and the selected break's source, read from disk, at that line.
 class BreaksPanel : public QWidget {
@@ -18,6 +20,9 @@ class BreaksPanel : public QWidget {
 public:
     explicit BreaksPanel(QWidget* parent = nullptr);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     // The report stays owned by the caller; call refresh() when a backend finishes.
     void setReport(const Report* report);
     void refresh();

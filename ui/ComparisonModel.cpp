@@ -1,4 +1,5 @@
 #include "ComparisonModel.h"
+#include "engine/ReportModel.h"
 
 #include "analysis/ComparisonColumns.h"
 #include "analysis/Format.h"
@@ -178,6 +179,19 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     default:
         return {};
     }
+}
+
+void ComparisonModel::subscribe(const ReportModel* model) {
+    auto reset = [this, model] { setReport(&model->report()); };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendAdded, this, [this] { backendsAdded(); });
+    connect(model, &ReportModel::backendStarted, this, &ComparisonModel::backendChanged);
+    connect(model, &ReportModel::backendFinished, this, &ComparisonModel::backendChanged);
+    connect(model, &ReportModel::backendProgress, this,
+            [this](int row, const QString& phase, double fraction, const QString&) {
+                setLiveStatus(row, phase + (fraction >= 0 ? QString(" %1%").arg(int(fraction * 100)) : ""));
+            });
 }
 
 } // namespace fusescope

@@ -7,6 +7,8 @@
 
 namespace fusescope {
 
+class ReportModel;
+
 // One row per backend of a Report, the columns and cells of `fusescope-cli compare`. The report is
 // owned elsewhere (a CompareSession or a loaded file); call backendChanged() when a run updates.
 class ComparisonModel : public QAbstractTableModel {
@@ -21,6 +23,9 @@ public:
 
     explicit ComparisonModel(QObject* parent = nullptr);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     void setReport(const Report* report);
     void backendChanged(int row);
     // Rows the report gained while running (assignment search candidates), appended at the end.

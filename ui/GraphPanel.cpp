@@ -1,4 +1,5 @@
 #include "GraphPanel.h"
+#include "engine/ReportModel.h"
 
 #include "BreaksPanel.h"
 #include "GraphExport.h"
@@ -398,6 +399,13 @@ void GraphPanel::exportView(GraphView* view) {
     QString error;
     if (!exportScene(view->graphScene(), target.path, target.scale, &error))
         QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void GraphPanel::subscribe(const ReportModel* model) {
+    auto reset = [this, model] { setReport(&model->report()); };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendFinished, this, &GraphPanel::backendUpdated);
 }
 
 } // namespace fusescope

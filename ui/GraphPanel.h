@@ -17,6 +17,8 @@ class QVBoxLayout;
 
 namespace fusescope {
 
+class ReportModel;
+
 class GraphView;
 class StageCompareWidget;
 
@@ -27,6 +29,9 @@ class GraphPanel : public QWidget {
 public:
     explicit GraphPanel(QWidget* parent = nullptr);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     // Refreshes the backend list from `report` (kept by the caller) and keeps the current
     // choice when it still exists.
     void setReport(const Report* report);

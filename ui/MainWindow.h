@@ -1,82 +1,89 @@
 #pragma once
 
-#include "Registry.h"
+#include "BackendListPane.h"
+#include "ComparisonTab.h"
+#include "ModelPicker.h"
+#include "RunOptionsPane.h"
+#include "RunStatusLine.h"
 #include "capture/CompareSession.h"
+#include "capture/RunRequest.h"
+#include "engine/ReportModel.h"
 #include "model/Report.h"
+#include "model/Result.h"
 
 #include <QMainWindow>
 #include <memory>
 
-class QCheckBox;
-class QComboBox;
-class QLineEdit;
-class QLabel;
 class QListWidget;
-class QListWidgetItem;
-class QPlainTextEdit;
-class QProgressBar;
-class QSortFilterProxyModel;
-class QSpinBox;
-class QTableView;
 class QAction;
 class QMenu;
 class QTabWidget;
 
 namespace fusescope {
 
+class BackendCharts;
+class BackendListPane;
 class BreaksPanel;
 class ComparisonModel;
+class ComparisonTab;
+class Engine;
 class GraphPanel;
+class ModelPicker;
 class ModuleAssignPanel;
 class RecommendationPanel;
+class ReportModel;
+class RunOptionsPane;
+class RunStatusLine;
 class ShapesPanel;
-class WorkloadOptions;
-class BackendCharts;
 class TracePanel;
+class WorkloadOptions;
 
-// The comparison window: pick a model and backends, run, and watch each backend's row fill in as
-// its run finishes. Runs happen in worker processes driven by CompareSession; nothing here blocks.
+// The comparison window: it lays out the views and routes the user's actions. The engine thread
+// (core/engine/Engine) runs the comparisons and reads and writes reports; the ReportModel holds
+// the report shown, and every view subscribes to it itself (docs/architecture.md).
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    void setModelSpec(const QString& spec);
-    void setBackends(const QStringList& names);
+    void setModelSpec(const QString& spec) { m_modelCombo->setSpec(spec); }
+    void setBackends(const QStringList& names) { m_backends->setBackends(names); }
     void startRun();
     // Stops the run (or the run still waiting for the probe); what finished stays.
     void cancelRun();
+    // Opens a report and waits for the engine's answer (the command line, tests); the menus and
+    // drops open without waiting. False, with the problem in the status line, when it is refused.
     bool openReport(const QString& path);
     // The status line's text (what the last open, run or export said).
-    QString statusText() const;
+    QString statusText() const { return m_status->text(); }
 
-    const Report& report() const { return *m_report; }
-    ComparisonModel* comparisonModel() const { return m_model; }
+    const Report& report() const { return m_reportModel->report(); }
+    ReportModel* reportModel() const { return m_reportModel; }
+    ComparisonModel* comparisonModel() const { return m_comparison->model(); }
     GraphPanel* graphPanel() const { return m_graphs; }
     BackendCharts* charts() const { return m_charts; }
     TracePanel* tracePanel() const { return m_traces; }
-    RecommendationPanel* recommendationPanel() const { return m_recommendation; }
+    RecommendationPanel* recommendationPanel() const { return m_comparison->recommendation(); }
     BreaksPanel* breaksPanel() const { return m_breaks; }
     ShapesPanel* shapesPanel() const { return m_shapes; }
     ModuleAssignPanel* modulesPanel() const { return m_modules; }
-    WorkloadOptions* workloadOptions() const { return m_workload; }
-    QStringList checkedBackends() const;
-    QListWidget* backendList() const { return m_backendList; }
-    // A backend-list row with its mode/options changed to `label` (an entry as
-    // parseBackendEntry reads it), or, with addAsNew, the variant added checked below it. The
-    // problem when the label does not parse or its backend takes no options.
-    Status setEntryVariant(int row, const QString& label, bool addAsNew);
-    // The request every backend of the next run starts from (model, options, workload), or what
-    // is wrong with the options.
-    Result<RunRequest> baseRequest() const;
+    WorkloadOptions* workloadOptions() const { return m_options->workload(); }
+    QStringList checkedBackends() const { return m_backends->checkedBackends(); }
+    QListWidget* backendList() const { return m_backends->list(); }
+    // BackendListPane::setEntryVariant: a row's mode/options changed, or added as a new entry.
+    Status setEntryVariant(int row, const QString& label, bool addAsNew) {
+        return m_backends->setEntryVariant(row, label, addAsNew);
+    }
+    // The request every backend of the next run starts from, or what is wrong with the options.
+    Result<RunRequest> baseRequest() const { return m_options->baseRequest(m_modelCombo->spec()); }
     // Opens whatever a user hands over: a .fscope report, or a model file / spec to run.
     void openPath(const QString& path);
     // Switches to the Graphs tab on a backend's stages.
     void showGraphs(const QString& backend);
     // A tab by its title: comparison, graphs, charts, traces, breaks, shapes or modules.
     void showTab(const QString& name);
-    bool isRunning() const { return m_session && m_session->running(); }
+    bool isRunning() const { return m_reportModel->running(); }
     // The backend probe (Python workers importing torch, TVM, Thunder) runs at start-up; a run
     // asked for meanwhile waits for it, so the probe never competes with a timed sample.
     bool isProbing() const { return m_probing; }
@@ -96,64 +103,36 @@ protected:
 private:
     void buildActions();
     void buildLayout();
+    void subscribeToReport();
     void probeBackends();
-    void probeFinished();
     void openReportDialog();
     void openModelDialog();
     void saveReportDialog();
     void exportWindowDialog();
     void rebuildRecentMenu();
-    void showGraphsOf(const QModelIndex& proxyIndex);
-    // Every view over the report: table, charts, graphs, traces.
-    void setViewsReport(const Report* report);
+    void onReportOpened(const QString& path);
     void onKernelSelected(const QString& name);
-    void showDetails();
     void updateRunState();
-    // The panels that summarise every backend: recommendation, breaks, shapes, modules.
-    void refreshSummaries();
-    void updateModuleBackendChoices();
-    void addBackendEntry(const QString& label);
-    void editEntryOptions(QListWidgetItem* item);
-    bool isTorchCompileBackend(const std::string& backend) const;
-    void showWorkloadOf(const Report& report);
-    void showRunSettingsOf(const Report& report);
+    void setStatus(const QString& text);
 
-    std::vector<std::unique_ptr<BackendFamily>> m_families;
-    // Families replaced by a Python change: a finished session may still point at them.
-    std::vector<std::unique_ptr<BackendFamily>> m_retiredFamilies;
-    std::unique_ptr<CompareSession> m_session;
-    std::unique_ptr<Report> m_loadedReport;
-    const Report* m_report = nullptr;
-    Report m_empty;
-
-    ComparisonModel* m_model = nullptr;
-    QSortFilterProxyModel* m_proxy = nullptr;
-    QComboBox* m_modelCombo = nullptr;
-    QListWidget* m_backendList = nullptr;
-    QCheckBox* m_fullgraph = nullptr;
-    QComboBox* m_dynamic = nullptr;
-    QLineEdit* m_inductorConfig = nullptr;
-    QCheckBox* m_trace = nullptr;
-    QSpinBox* m_threads = nullptr; // 0 shows "auto": the worker's default (docs/measurement.md)
-    QTableView* m_table = nullptr;
+    std::unique_ptr<Engine> m_engine;
+    ReportModel* m_reportModel = nullptr;
+    ModelPicker* m_modelCombo = nullptr;
+    BackendListPane* m_backends = nullptr;
+    RunOptionsPane* m_options = nullptr;
     QTabWidget* m_tabs = nullptr;
+    ComparisonTab* m_comparison = nullptr;
     GraphPanel* m_graphs = nullptr;
     BackendCharts* m_charts = nullptr;
     TracePanel* m_traces = nullptr;
-    RecommendationPanel* m_recommendation = nullptr;
     BreaksPanel* m_breaks = nullptr;
     ShapesPanel* m_shapes = nullptr;
     ModuleAssignPanel* m_modules = nullptr;
-    WorkloadOptions* m_workload = nullptr;
-    QLabel* m_workloadLabel = nullptr;
     QMenu* m_recentMenu = nullptr;
-    QPlainTextEdit* m_details = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QLabel* m_statusLabel = nullptr;
+    RunStatusLine* m_status = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QAction* m_saveAction = nullptr;
-    QString m_reportPath;
     bool m_probing = false;
     bool m_runAfterProbe = false;
 };

@@ -1,4 +1,5 @@
 #include "ModuleAssignPanel.h"
+#include "engine/ReportModel.h"
 
 #include "capture/Workload.h"
 
@@ -298,6 +299,22 @@ void ModuleAssignPanel::updateSummary() {
                                 "(or F2 in the Backend column).")
                                  .arg(count)
                            : tr("Picks: %1. Everything else runs eager.").arg(picks.join(", ")));
+}
+
+void ModuleAssignPanel::subscribe(const ReportModel* model) {
+    // The model's submodules arrive with the first backend that loaded it.
+    auto show = [this, model] {
+        const Report& report = model->report();
+        const std::vector<ModuleInfo>* modules = &report.model.modules;
+        for (const auto& run : report.backends)
+            if (modules->empty() && run.model && !run.model->modules.empty())
+                modules = &run.model->modules;
+        const std::string& name = report.model.name.empty() ? report.modelSpec : report.model.name;
+        setModules(*modules, QString::fromStdString(name));
+    };
+    show();
+    connect(model, &ReportModel::reportReset, this, show);
+    connect(model, &ReportModel::backendFinished, this, show);
 }
 
 } // namespace fusescope

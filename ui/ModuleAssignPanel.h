@@ -17,6 +17,8 @@ class QTreeWidgetItem;
 
 namespace fusescope {
 
+class ReportModel;
+
 // The "Modules" tab: the model's submodules as a tree (name, class, parameters) where a backend
 // can be picked per submodule; "Add mixed run" turns the picks into a `mixed[a=x,b=y]` entry of
 // the run list, so the next run compiles each submodule with its own backend.
@@ -25,6 +27,9 @@ class ModuleAssignPanel : public QWidget {
 public:
     explicit ModuleAssignPanel(QWidget* parent = nullptr);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     // Rebuilds the tree; picks for modules that still exist are kept.
     void setModules(const std::vector<ModuleInfo>& modules, const QString& modelName = {});
     // torch.compile backends a submodule may get (labels such as inductor@max-autotune allowed).

@@ -1,4 +1,5 @@
 #include "RecommendationPanel.h"
+#include "engine/ReportModel.h"
 
 #include <QBrush>
 #include <QColor>
@@ -203,6 +204,17 @@ void RecommendationPanel::showSearch() {
     }
     m_search->setText(text);
     m_search->setVisible(true);
+}
+
+void RecommendationPanel::subscribe(const ReportModel* model) {
+    auto reset = [this, model] {
+        setReport(&model->report());
+        refresh();
+    };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendAdded, this, &RecommendationPanel::refresh);
+    connect(model, &ReportModel::backendFinished, this, &RecommendationPanel::refresh);
 }
 
 } // namespace fusescope

@@ -12,6 +12,8 @@ class QTreeWidget;
 
 namespace fusescope {
 
+class ReportModel;
+
 // "Which backend should I use?" under the comparison table: a goal, the verdict, the ranked
 // backends in tiers (a tier holds backends indistinguishable within the measured spread), the
 // excluded ones with the reason, and the assignment search's outcome when there was one.
@@ -20,6 +22,9 @@ class RecommendationPanel : public QWidget {
 public:
     explicit RecommendationPanel(QWidget* parent = nullptr);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     // The report stays owned by the caller; call refresh() when one of its backends changes.
     void setReport(const Report* report);
     void refresh();

@@ -1,4 +1,5 @@
 #include "ShapesPanel.h"
+#include "engine/ReportModel.h"
 
 #include "WorkloadOptions.h"
 #include "analysis/Format.h"
@@ -196,6 +197,16 @@ void ShapesPanel::refresh() {
                                   "(e.g. 1x8:int64;4x8:int64) and run."));
     m_empty->setVisible(studies == 0);
     m_tree->setVisible(studies > 0);
+}
+
+void ShapesPanel::subscribe(const ReportModel* model) {
+    auto reset = [this, model] {
+        setReport(&model->report());
+        refresh();
+    };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendFinished, this, &ShapesPanel::refresh);
 }
 
 } // namespace fusescope

@@ -9,6 +9,8 @@ class QTreeWidget;
 
 namespace fusescope {
 
+class ReportModel;
+
 // The "Shapes" tab: how each backend copes with the report's input sets, compiled once with
 // dynamic=False and once with dynamic=True: latency per set, recompiles and guard failures, and
 // a warning when Dynamo hit its recompile limit and silently fell back to eager.
@@ -17,6 +19,9 @@ class ShapesPanel : public QWidget {
 public:
     explicit ShapesPanel(QWidget* parent = nullptr);
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     void setReport(const Report* report);
     void refresh();
 

@@ -113,6 +113,11 @@ public:
         emit m_engine->saved(path, error ? error->message : std::string());
     }
 
+    void reloadFamilies() {
+        endSession();
+        m_families.clear();
+    }
+
     // Ends the session and its jobs on the engine thread, before the thread stops.
     void shutdown() {
         endSession();
@@ -211,6 +216,10 @@ void Engine::openReport(const std::string& path, quint64 ticket) {
 void Engine::saveReport(ReportSnapshot report, const std::string& path) {
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, report = std::move(report), path] { w->saveReport(report, path); });
+}
+
+void Engine::reloadFamilies() {
+    QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->reloadFamilies(); });
 }
 
 } // namespace fusescope

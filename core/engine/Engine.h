@@ -51,6 +51,9 @@ public:
     // nothing: a run in progress goes on.
     void openReport(const std::string& path, quint64 ticket);
     void saveReport(ReportSnapshot report, const std::string& path);
+    // The next run creates its families afresh (another Python was chosen); a finished session
+    // that still points at the old ones goes first.
+    void reloadFamilies();
 
 signals:
     void probed(const std::vector<fusescope::BackendInfo>& backends);

@@ -2,8 +2,11 @@
 // trace table selects that kernel in the Graphs tab with the nodes it came from.
 #include "codec/Records.h"
 #include "MainWindow.h"
+#include "capture/CompileOptions.h"
+#include "engine/ReportModel.h"
 
 #include "BackendCharts.h"
+#include "ComparisonModel.h"
 #include "GraphPanel.h"
 #include "GraphView.h"
 #include "KernelTableModel.h"
@@ -120,6 +123,53 @@ private slots:
         QVERIFY(window.isRunning());
         window.cancelRun();
         QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 30000);
+    }
+
+    // `fusescope --backends` splits with the CLI's brace-aware splitter: an entry's {options}
+    // keep their commas, so this is two rows, not four broken ones.
+    void backendsWithBracesAreOneRowEach() {
+        MainWindow window;
+        QStringList entries;
+        for (const auto& entry : splitBackendList("eager,inductor{fullgraph,dynamic=false}"))
+            entries << QString::fromStdString(entry);
+        window.setBackends(entries);
+        QCOMPARE(window.checkedBackends(), (QStringList{"eager", "inductor{fullgraph,dynamic=false}"}));
+        auto request = requestFor(window.checkedBackends()[1].toStdString(), window.baseRequest().value());
+        QVERIFY(request);
+        QCOMPARE(request.value().backend, std::string("inductor"));
+        QCOMPARE(request.value().options["fullgraph"], nlohmann::json(true));
+        QCOMPARE(request.value().options["dynamic"], nlohmann::json(false));
+    }
+
+    // Opening a report reads it on the engine thread: the window shows it once the answer is
+    // in, every view follows the ReportModel, and a second open replaces it in every tab.
+    void openingReportsReplacesWhatEveryViewShows() {
+        QTemporaryDir dir;
+        const QString first = dir.filePath("a.fscope"), second = dir.filePath("b.fscope");
+        Report a = reportWithTrace();
+        Report b = reportWithTrace();
+        b.backends[0].name = "inductor_b";
+        b.backends.push_back(b.backends[0]);
+        b.backends[1].name = "second_b";
+        QVERIFY(!writeReport(a, first.toStdString()).has_value());
+        QVERIFY(!writeReport(b, second.toStdString()).has_value());
+        MainWindow window;
+        QVERIFY(window.openReport(first));
+        const quint64 generation = window.reportModel()->generation();
+        QCOMPARE(window.comparisonModel()->rowCount(), 1);
+        QVERIFY(window.openReport(second));
+        QVERIFY(window.reportModel()->generation() > generation);
+        QCOMPARE(window.comparisonModel()->rowCount(), 2);
+        QCOMPARE(window.comparisonModel()->index(1, 0).data().toString(), QString("second_b"));
+        QCOMPARE(window.report().backends.size(), size_t(2));
+        QVERIFY(window.statusText().contains("b.fscope"));
+        window.charts()->flush();
+        QCOMPARE(window.charts()->sampleStrip(false)->dataCount(), 6);
+        QVERIFY(!window.openReport(dir.filePath("missing.fscope")));
+        QCOMPARE(window.report().backends.size(), size_t(2)); // a refused open changes nothing
+        for (QWidget* w : QApplication::topLevelWidgets())
+            if (auto* box = qobject_cast<QMessageBox*>(w))
+                box->close();
     }
 
     void traceKernelSelectsItsNodesInTheGraphs() {

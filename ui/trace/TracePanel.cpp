@@ -1,4 +1,5 @@
 #include "TracePanel.h"
+#include "engine/ReportModel.h"
 
 #include "KernelTableModel.h"
 #include "TimelineView.h"
@@ -264,6 +265,14 @@ void TracePanel::exportWithDialog(bool chrome) {
     QString error;
     if (!(chrome ? exportChromeTrace(path, &error) : exportKernelCsv(path, &error)))
         QMessageBox::warning(this, tr("Export"), error);
+}
+
+void TracePanel::subscribe(const ReportModel* model) {
+    auto reset = [this, model] { setReport(&model->report()); };
+    reset();
+    connect(model, &ReportModel::reportReset, this, reset);
+    connect(model, &ReportModel::backendAdded, this, &TracePanel::backendChanged);
+    connect(model, &ReportModel::backendFinished, this, &TracePanel::backendChanged);
 }
 
 } // namespace fusescope

@@ -13,6 +13,8 @@ class QTableView;
 
 namespace fusescope {
 
+class ReportModel;
+
 class KernelTableModel;
 class TraceCompareWidget;
 
@@ -25,6 +27,9 @@ public:
     explicit TracePanel(QWidget* parent = nullptr);
     ~TracePanel() override;
 
+    // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
+    // backend each signal names.
+    void subscribe(const ReportModel* model);
     // The report is owned elsewhere; call backendChanged() when a backend's trace arrives.
     void setReport(const Report* report);
     void backendChanged(int index);

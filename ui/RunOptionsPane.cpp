@@ -1,0 +1,99 @@
+#include "RunOptionsPane.h"
+
+#include "WorkloadOptions.h"
+#include "capture/CompileOptions.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <algorithm>
+
+namespace fusescope {
+
+RunOptionsPane::RunOptionsPane(QWidget* parent)
+    : QGroupBox(tr("Options"), parent) {
+    auto* form = new QFormLayout(this);
+    m_fullgraph = new QCheckBox(tr("fullgraph"));
+    m_fullgraph->setToolTip(tr("torch.compile(fullgraph=True): a graph break fails the backend"));
+    m_dynamic = new QComboBox;
+    m_dynamic->addItems({"auto", "true", "false"});
+    m_dynamic->setToolTip(tr("torch.compile(dynamic=...)"));
+    m_inductorConfig = new QLineEdit;
+    m_inductorConfig->setPlaceholderText(tr("key=value, ..."));
+    m_inductorConfig->setToolTip(
+        tr("Inductor options (torch.compile(options=...)); values as JSON, else strings"));
+    m_trace = new QCheckBox(tr("Record kernel traces"));
+    m_trace->setToolTip(tr("Trace 5 extra iterations per backend (PyTorch profiler on CPU, CUPTI on CUDA)"));
+    m_trace->setChecked(true);
+    form->addRow(m_fullgraph);
+    form->addRow(tr("dynamic"), m_dynamic);
+    form->addRow(tr("Inductor"), m_inductorConfig);
+    form->addRow(m_trace);
+    m_threads = new QSpinBox;
+    m_threads->setRange(0, 1024);
+    m_threads->setSpecialValueText(tr("auto"));
+    m_threads->setToolTip(tr("torch intra-op threads in the worker (--threads). auto: one CPU fewer than the "
+                             "worker may use, so a busy core never leaves a thread spin-waiting"));
+    form->addRow(tr("Threads"), m_threads);
+    m_confidence = new QDoubleSpinBox;
+    m_confidence->setRange(0, 100);
+    m_confidence->setDecimals(1);
+    m_confidence->setSingleStep(0.5);
+    m_confidence->setSuffix(tr(" %"));
+    m_confidence->setSpecialValueText(tr("off"));
+    m_confidence->setValue(MeasureSettings{}.confidencePct);
+    m_confidence->setToolTip(tr("--confidence: after the minimum runs, keep timing until the speedup's 95 % "
+                                "confidence interval is within +- this of it, or the time cap is reached"));
+    form->addRow(tr("Confidence +-"), m_confidence);
+    m_workload = new WorkloadOptions;
+    form->addRow(m_workload);
+}
+
+Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
+    RunRequest base;
+    base.model = model.trimmed().toStdString();
+    base.captureTrace = m_trace->isChecked();
+    if (m_threads->value() > 0)
+        base.placement.threads = m_threads->value();
+    base.measure.confidencePct = m_confidence->value();
+    base.options["fullgraph"] = m_fullgraph->isChecked();
+    const QString dynamic = m_dynamic->currentText();
+    base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+    // Commas inside brackets or quotes belong to a value: x=[1,2], note="a,b".
+    auto inductor = parseInductorConfig(splitBackendList(m_inductorConfig->text().toStdString()));
+    if (!inductor)
+        return inductor.error();
+    base.options["inductor"] = inductor.value();
+    auto workload = m_workload->workload();
+    if (!workload)
+        return workload.error();
+    base.workload = workload.value();
+    return base;
+}
+
+void RunOptionsPane::showSettingsOf(const Report& report) {
+    const auto& options = report.settings.value("options", nlohmann::json::object());
+    m_fullgraph->setChecked(options.value("fullgraph", false));
+    const auto placement = report.settings.value("placement", nlohmann::json::object());
+    const auto threads = placement.value("threads", nlohmann::json());
+    m_threads->setValue(threads.is_number_integer() ? threads.get<int>() : 0); // 0: auto
+    const auto measure = report.settings.value("measure", nlohmann::json::object());
+    const auto confidence = measure.value("confidence_pct", nlohmann::json());
+    m_confidence->setValue(confidence.is_number() ? confidence.get<double>() : 0.0); // older reports: off
+    const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
+    m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
+    m_inductorConfig->setText(
+        QString::fromStdString(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
+    m_trace->setChecked(
+        std::any_of(report.backends.begin(), report.backends.end(),
+                    [](const BackendRun& run) { return run.trace.has_value() || !run.traceInfo.is_null(); }));
+    const nlohmann::json workload = report.settings.is_object() && report.settings.contains("workload")
+                                        ? report.settings["workload"]
+                                        : nullptr;
+    m_workload->showSettings(workload, report.search.is_object());
+}
+
+} // namespace fusescope
