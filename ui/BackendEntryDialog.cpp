@@ -1,5 +1,7 @@
 #include "BackendEntryDialog.h"
 
+#include "model/ErrorCode.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -95,7 +97,7 @@ Result<BackendEntry> BackendEntryDialog::entry() const {
         return parsed.error();
     const auto& typed = parsed.value();
     if (typed.contains("fullgraph") || typed.contains("dynamic"))
-        return Error{"bad_option",
+        return Error{toString(ErrorCode::BadOption),
                      "set fullgraph and dynamic with their own fields, not among the Inductor options"};
     if (typed.contains("inductor"))
         e.options["inductor"] = typed["inductor"];

@@ -1,6 +1,7 @@
 #include "CompareSession.h"
 
 #include "MachineCheck.h"
+#include "model/ErrorCode.h"
 
 #include <QDateTime>
 #include <QTimer>
@@ -85,8 +86,10 @@ void CompareSession::startNext() {
             auto& run = m_report.backends[i];
             if (!run.finished()) {
                 run.status = RunStatus::Cancelled;
-                run.error =
-                    RunError{"cancelled", "backend " + run.name + ": cancelled before it started", {}, {}};
+                run.error = RunError{toString(ErrorCode::Cancelled),
+                                     "backend " + run.name + ": cancelled before it started",
+                                     {},
+                                     {}};
             }
         }
         m_current = -1;
@@ -101,7 +104,8 @@ void CompareSession::startNext() {
         // Cancelled by a receiver of backendStarted, before its job existed.
         auto& run = m_report.backends[index];
         run.status = RunStatus::Cancelled;
-        run.error = RunError{"cancelled", "backend " + run.name + ": cancelled by the user", {}, {}};
+        run.error = RunError{
+            toString(ErrorCode::Cancelled), "backend " + run.name + ": cancelled by the user", {}, {}};
         emit backendFinished(index);
         QTimer::singleShot(0, this, &CompareSession::startNext);
         return;
@@ -119,8 +123,10 @@ void CompareSession::startNext() {
     if (!family) {
         auto& run = m_report.backends[index];
         run.status = RunStatus::Unavailable;
-        run.error = RunError{
-            "backend_unavailable", "backend " + request.backend + ": no backend family handles it", {}, {}};
+        run.error = RunError{toString(ErrorCode::BackendUnavailable),
+                             "backend " + request.backend + ": no backend family handles it",
+                             {},
+                             {}};
         emit backendFinished(index);
         QTimer::singleShot(0, this, &CompareSession::startNext);
         return;
@@ -128,7 +134,7 @@ void CompareSession::startNext() {
     if (auto why = entryOptionsRefused(m_backends[index], *family)) {
         auto& run = m_report.backends[index];
         run.status = RunStatus::Failed;
-        run.error = RunError{"bad_option", *why, {}, {}};
+        run.error = RunError{toString(ErrorCode::BadOption), *why, {}, {}};
         emit backendFinished(index);
         QTimer::singleShot(0, this, &CompareSession::startNext);
         return;
@@ -243,7 +249,8 @@ std::optional<std::string> entryOptionsRefused(const std::string& label, const B
 }
 
 bool isModelError(const std::string& code) {
-    return code == "model_not_found" || code == "model_invalid" || code == "model_failed";
+    const auto known = errorCodeFromString(code);
+    return known && isModelError(*known);
 }
 
 void CompareSession::skipRemainingAfterModelError(int failedIndex) {

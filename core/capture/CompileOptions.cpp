@@ -1,6 +1,7 @@
 #include "CompileOptions.h"
 
 #include "codec/Json.h"
+#include "model/ErrorCode.h"
 
 namespace fusescope {
 
@@ -13,7 +14,7 @@ std::string trimmed(const std::string& s) {
 }
 
 Error badEntry(const std::string& label, const std::string& why) {
-    return Error{"bad_option", "backend entry '" + label + "': " + why};
+    return Error{toString(ErrorCode::BadOption), "backend entry '" + label + "': " + why};
 }
 
 // An option value as typed again: strings bare unless they would read back as JSON.
@@ -65,7 +66,7 @@ Result<nlohmann::json> parseInductorConfig(const std::vector<std::string>& items
             continue;
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0)
-            return Error{"bad_option", "Inductor option '" + item + "' is not KEY=VALUE"};
+            return Error{toString(ErrorCode::BadOption), "Inductor option '" + item + "' is not KEY=VALUE"};
         const std::string value = trimmed(item.substr(eq + 1));
         auto parsed = nlohmann::json::parse(value, nullptr, false);
         config[trimmed(item.substr(0, eq))] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
@@ -108,7 +109,7 @@ std::vector<std::string> splitBackendList(const std::string& text) {
 
 Result<nlohmann::json> parseEntryOptions(const std::string& body) {
     if (!balanced(body))
-        return Error{"bad_option", "unbalanced braces, brackets or quotes in the options"};
+        return Error{toString(ErrorCode::BadOption), "unbalanced braces, brackets or quotes in the options"};
     nlohmann::json options = nlohmann::json::object();
     std::vector<std::string> inductorItems;
     for (const auto& option : splitBackendList(body)) {
@@ -117,14 +118,16 @@ Result<nlohmann::json> parseEntryOptions(const std::string& body) {
         const std::string value = eq == std::string::npos ? std::string() : trimmed(option.substr(eq + 1));
         if (key == "fullgraph") {
             if (eq != std::string::npos && value != "true" && value != "false")
-                return Error{"bad_option", "fullgraph takes true or false, not '" + value + "'"};
+                return Error{toString(ErrorCode::BadOption),
+                             "fullgraph takes true or false, not '" + value + "'"};
             options["fullgraph"] = eq == std::string::npos || value == "true";
         } else if (key == "dynamic") {
             if (value != "true" && value != "false" && value != "auto")
-                return Error{"bad_option", "dynamic takes true, false or auto, not '" + value + "'"};
+                return Error{toString(ErrorCode::BadOption),
+                             "dynamic takes true, false or auto, not '" + value + "'"};
             options["dynamic"] = value == "auto" ? nlohmann::json(nullptr) : nlohmann::json(value == "true");
         } else if (key == "mode") {
-            return Error{"bad_option",
+            return Error{toString(ErrorCode::BadOption),
                          "give the torch.compile mode as NAME@MODE, e.g. inductor@max-autotune"};
         } else {
             inductorItems.push_back(option);
@@ -132,8 +135,9 @@ Result<nlohmann::json> parseEntryOptions(const std::string& body) {
     }
     auto inductor = parseInductorConfig(inductorItems);
     if (!inductor)
-        return Error{"bad_option", inductor.error().message +
-                                       " (options are fullgraph, dynamic=..., or Inductor KEY=VALUE)"};
+        return Error{toString(ErrorCode::BadOption),
+                     inductor.error().message +
+                         " (options are fullgraph, dynamic=..., or Inductor KEY=VALUE)"};
     if (!inductor.value().empty())
         options["inductor"] = inductor.value();
     return options;

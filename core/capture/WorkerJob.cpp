@@ -1,6 +1,7 @@
 #include "WorkerJob.h"
 
 #include "codec/Json.h"
+#include "model/ErrorCode.h"
 
 #include <string_view>
 
@@ -99,7 +100,7 @@ void WorkerJob::emitEvents(const std::vector<StreamEvent>& events) {
 
 void WorkerJob::onProcessError(QProcess::ProcessError error) {
     if (error == QProcess::FailedToStart) {
-        fail("worker_start_failed", startFailure());
+        fail(ErrorCode::WorkerStartFailed, startFailure());
         finalize();
     }
 }
@@ -119,10 +120,10 @@ void WorkerJob::onProcessFinished(int, QProcess::ExitStatus) {
     finalize();
 }
 
-void WorkerJob::fail(const std::string& code, const std::string& message) {
+void WorkerJob::fail(ErrorCode code, const std::string& message) {
     m_run.status = RunStatus::Failed;
     if (!m_run.error)
-        m_run.error = RunError{code, message, {}, {}};
+        m_run.error = RunError{toString(code), message, {}, {}};
 }
 
 void WorkerJob::finalize() {
@@ -138,24 +139,25 @@ void WorkerJob::finalize() {
 
     if (m_cancelled) {
         m_run.status = RunStatus::Cancelled;
-        m_run.error = RunError{"cancelled", backend + ": cancelled by the user", {}, {}};
+        m_run.error = RunError{toString(ErrorCode::Cancelled), backend + ": cancelled by the user", {}, {}};
     } else if (m_timedOut && !m_stream.resultSeen()) {
         m_run.status = RunStatus::Failed;
         m_run.error =
-            RunError{"worker_timeout",
+            RunError{toString(ErrorCode::WorkerTimeout),
                      backend + ": no result within the " + std::to_string(int(m_request.timeoutSeconds)) +
                          " s timeout; the worker was stopped (raise it with --timeout)" +
                          (m_lastProgress.empty() ? "" : "; it was last at: " + m_lastProgress),
                      {},
                      {}};
-    } else if (m_run.error && m_run.error->code == "worker_start_failed") {
+    } else if (m_run.error && m_run.error->code == toString(ErrorCode::WorkerStartFailed)) {
         // already described
     } else if (m_stream.fatal() ||
                (!m_stream.handshakeSeen() && m_process.exitStatus() == QProcess::NormalExit &&
                 m_process.exitCode() == 0)) {
         const auto& problems = m_stream.problems();
-        fail("protocol_error", backend + ": the worker's output broke the protocol (" +
-                                   (problems.empty() ? std::string("no handshake") : problems.front()) + ")");
+        fail(ErrorCode::ProtocolError,
+             backend + ": the worker's output broke the protocol (" +
+                 (problems.empty() ? std::string("no handshake") : problems.front()) + ")");
     } else if (!m_stream.resultSeen() && !m_stream.errorSeen()) {
         std::string how;
         const std::string who = m_runner.isEmpty() ? "the worker" : "the LibTorch runner";
@@ -167,11 +169,12 @@ void WorkerJob::finalize() {
                   " before reporting a result";
         }
         const std::string tail = m_stderrTail.lastLines(3);
-        fail("worker_crashed", backend + ": " + how + (tail.empty() ? "" : "; its last words: " + tail));
+        fail(ErrorCode::WorkerCrashed,
+             backend + ": " + how + (tail.empty() ? "" : "; its last words: " + tail));
     } else if (!m_stream.resultSeen() && m_run.status == RunStatus::Running) {
         m_run.status = RunStatus::Failed;
     }
-    const bool protocolBroken = m_run.error && m_run.error->code == "protocol_error";
+    const bool protocolBroken = m_run.error && m_run.error->code == toString(ErrorCode::ProtocolError);
     if (!protocolBroken && !m_stream.problems().empty()) {
         // Lines refused without the channel token, most often model code writing into the
         // worker's descriptors: the run stands, and says so.

@@ -4,6 +4,7 @@
 #include "StderrTail.h"
 #include "WorkerConfig.h"
 #include "WorkerProcess.h"
+#include "model/ErrorCode.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -39,7 +40,7 @@ private:
     void onTimeout();
     void stopProcess();
     void finalize();
-    void fail(const std::string& code, const std::string& message);
+    void fail(ErrorCode code, const std::string& message);
     void emitEvents(const std::vector<StreamEvent>& events);
     std::string startFailure() const; // worker_start_failed's message
 

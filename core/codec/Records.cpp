@@ -1,6 +1,7 @@
 #include "Records.h"
 
 #include "Reader.h"
+#include "model/ErrorCode.h"
 
 #include <algorithm>
 #include <limits>
@@ -360,7 +361,7 @@ void readPart(const Reader& r, AssignedPart& p) {
 }
 
 void readRunError(const Reader& r, RunError& e) {
-    e.code = r.str("code", "internal");
+    e.code = r.str("code", toString(ErrorCode::Internal));
     e.message = r.str("message");
     e.file = r.str("file");
     e.traceback = r.str("traceback");

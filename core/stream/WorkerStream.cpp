@@ -4,6 +4,7 @@
 #include "codec/Reader.h"
 #include "codec/Records.h"
 #include "codec/Utf8.h"
+#include "model/ErrorCode.h"
 #include "trace/TraceChunkMerger.h"
 
 namespace fusescope {
@@ -112,7 +113,7 @@ StreamEvent WorkerStream::apply(const json& m) {
         const auto version = r.int64("version");
         if (r.failed()) {
             m_fatal = true;
-            return bad(*r.error("protocol_error"));
+            return bad(*r.error(toString(ErrorCode::ProtocolError)));
         }
         if (protocol != kWorkerProtocolName) {
             m_fatal = true;
@@ -140,7 +141,7 @@ StreamEvent WorkerStream::apply(const json& m) {
         ev.phase = r.str("phase");
         ev.fraction = r.number("fraction", -1);
         ev.message = r.str("message");
-        if (auto e = r.error("protocol_error"))
+        if (auto e = r.error(toString(ErrorCode::ProtocolError)))
             return bad(*e);
     } else if (type == "model") {
         auto model = codec::decodeModelInfo(m);
@@ -167,7 +168,7 @@ StreamEvent WorkerStream::apply(const json& m) {
         const codec::Reader r(m);
         const auto series = r.str("series");
         auto values = r.numbers("ms");
-        if (auto e = r.error("protocol_error"))
+        if (auto e = r.error(toString(ErrorCode::ProtocolError)))
             return bad(*e);
         if (series != "eager" && series != "compiled")
             return problem("message \"samples\": series: expected \"eager\" or \"compiled\", got \"" +
@@ -223,7 +224,7 @@ Status WorkerStream::applyResult(const json& m) {
             return decoded.error();
         error = std::move(decoded).value();
     }
-    if (auto e = r.error("protocol_error"))
+    if (auto e = r.error(toString(ErrorCode::ProtocolError)))
         return e;
     if (auto e = codec::decodeRunResult(m, m_run))
         return e;
@@ -247,7 +248,7 @@ void WorkerStream::recordError(RunError err) {
     // The first error is the cause; a later `result` repeating it must not lose the traceback.
     if (!m_run.error)
         m_run.error = std::move(err);
-    if (m_run.error->code == "backend_unavailable")
+    if (m_run.error->code == toString(ErrorCode::BackendUnavailable))
         m_run.status = RunStatus::Unavailable;
     else if (m_run.status != RunStatus::Ok)
         m_run.status = RunStatus::Failed;

@@ -1,6 +1,7 @@
 #include "AotInductorRunner.h"
 
 #include "LibTorchUtil.h"
+#include "model/ErrorCode.h"
 
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -26,8 +27,8 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-RunError error(const std::string& code, const std::string& message) {
-    return RunError{code, message, {}, {}};
+RunError error(ErrorCode code, const std::string& message) {
+    return RunError{toString(code), message, {}, {}};
 }
 
 bool isExecutableFile(const std::filesystem::path& path) {
@@ -109,21 +110,22 @@ std::optional<RunError> AotInductorRunner::load(const nlohmann::json& exported) 
         if (exported.contains(key))
             d->info[key] = exported.at(key);
     if (!std::filesystem::is_regular_file(d->packagePath))
-        return error("internal", "the worker reported the AOTInductor package " + d->packagePath +
-                                     ", which does not exist");
+        return error(ErrorCode::Internal, "the worker reported the AOTInductor package " + d->packagePath +
+                                              ", which does not exist");
     try {
         auto data = libtorch::readTensorData(dataPath);
         if (!data.kwargs.empty())
-            return error("internal", dataPath + ": keyword inputs; export_aoti saves inputs flattened");
+            return error(ErrorCode::Internal,
+                         dataPath + ": keyword inputs; export_aoti saves inputs flattened");
         for (const auto& v : data.args) {
             if (!v.isTensor())
-                return error("bad_request",
+                return error(ErrorCode::BadRequest,
                              dataPath + ": a non-tensor input; aot_inductor takes tensors only");
             d->inputs.push_back(v.toTensor());
         }
         d->reference = std::move(data.reference);
     } catch (const std::exception& e) {
-        return error("internal",
+        return error(ErrorCode::Internal,
                      "cannot read the example inputs and reference outputs " + dataPath + ": " + e.what());
     }
     return std::nullopt;
@@ -131,13 +133,13 @@ std::optional<RunError> AotInductorRunner::load(const nlohmann::json& exported) 
 
 std::optional<RunError> AotInductorRunner::compile() {
 #if !FUSESCOPE_HAS_AOTI_LOADER
-    return error("backend_unavailable", "backend aot_inductor: " + unavailableReason());
+    return error(ErrorCode::BackendUnavailable, "backend aot_inductor: " + unavailableReason());
 #else
     const auto start = Clock::now();
     try {
         d->loader = std::make_unique<torch::inductor::AOTIModelPackageLoader>(d->packagePath, "model");
     } catch (const std::exception& e) {
-        return error("compile_failed",
+        return error(ErrorCode::CompileFailed,
                      "cannot load the AOTInductor package " + d->packagePath + ": " + e.what());
     }
     d->packageLoadSeconds = secondsSince(start);
@@ -155,7 +157,7 @@ std::optional<RunError> AotInductorRunner::compile() {
         d->call();
         d->firstCallSeconds = secondsSince(callStart);
     } catch (const std::exception& e) {
-        return error("run_failed",
+        return error(ErrorCode::RunFailed,
                      "the AOTInductor package " + d->packagePath + " raised when run: " + e.what());
     }
     return std::nullopt;
@@ -168,7 +170,8 @@ AotInductorRunner::measure(const MeasureSettings& settings, const std::function<
     try {
         d->info["runs"] = libtorch::timeCalls(settings, cancelled, onSamples, [this] { d->call(); });
     } catch (const std::exception& e) {
-        return error("run_failed", std::string("the AOTInductor package raised when timed: ") + e.what());
+        return error(ErrorCode::RunFailed,
+                     std::string("the AOTInductor package raised when timed: ") + e.what());
     }
     return std::nullopt;
 }
@@ -182,7 +185,7 @@ std::optional<RunError> AotInductorRunner::checkAccuracy() {
     try {
         outputs = d->call();
     } catch (const std::exception& e) {
-        return error("run_failed", std::string("the AOTInductor package raised: ") + e.what());
+        return error(ErrorCode::RunFailed, std::string("the AOTInductor package raised: ") + e.what());
     }
     d->accuracy = libtorch::compareOutputs(outputs, d->reference);
     return std::nullopt;

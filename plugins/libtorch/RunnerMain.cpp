@@ -19,6 +19,7 @@
 #include "codec/Json.h"
 #include "codec/Reader.h"
 #include "codec/Records.h"
+#include "model/ErrorCode.h"
 #include "model/JsonUtil.h"
 #include "stream/LineSplitter.h"
 #include "stream/WorkerStream.h"
@@ -258,7 +259,7 @@ Exported exportModel(Channel& channel, const json& request, const std::string& o
     process.start();
     if (!process.waitForStarted(30'000)) {
         out.error =
-            RunError{"worker_start_failed",
+            RunError{toString(ErrorCode::WorkerStartFailed),
                      "backend " + backend + ": cannot start the capture worker with Python '" +
                          python.toStdString() + "' for the export: " + process.errorString().toStdString() +
                          ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.",
@@ -363,20 +364,20 @@ Exported exportModel(Channel& channel, const json& request, const std::string& o
         const bool crashed = process.exitStatus() == QProcess::CrashExit || process.exitCode() != 0;
         if (!problems.empty() || !crashed)
             out.error =
-                RunError{"protocol_error",
+                RunError{toString(ErrorCode::ProtocolError),
                          who + "'s output broke the protocol (" +
                              (problems.empty() ? std::string("no handshake") : problems.front()) + ")",
                          {},
                          {}};
         else
-            out.error = RunError{"worker_crashed",
+            out.error = RunError{toString(ErrorCode::WorkerCrashed),
                                  who + " ended before its handshake" +
                                      (tail.empty() ? "" : "; its last words: " + tail),
                                  {},
                                  {}};
     } else if (out.reply.is_null()) {
         const std::string tail = stderrTail.lastLines(3);
-        out.error = RunError{"worker_crashed",
+        out.error = RunError{toString(ErrorCode::WorkerCrashed),
                              who + " ended without exporting the model" +
                                  (tail.empty() ? "" : "; its last words: " + tail),
                              {},
@@ -403,16 +404,16 @@ int runBackend(Channel& channel, const json& request) {
     const std::string backend = jsonutil::valueOr<std::string>(request, "backend", "");
     const bool aoti = backend == "aot_inductor";
     const bool nnc = backend == "torchscript_nnc";
-    auto refuse = [&](const std::string& code, const std::string& message) {
-        channel.send(errorMessage(id, backend, RunError{code, message, {}, {}}));
+    auto refuse = [&](ErrorCode code, const std::string& message) {
+        channel.send(errorMessage(id, backend, RunError{toString(code), message, {}, {}}));
         channel.send({{"type", "bye"}});
         return 0;
     };
     if (backend != "torchscript" && !nnc && !aoti) {
         channel.send(helloFor(nullptr));
-        return refuse("backend_unavailable", "backend " + backend +
-                                                 ": not a LibTorch backend (torchscript, "
-                                                 "torchscript_nnc, aot_inductor)");
+        return refuse(ErrorCode::BackendUnavailable, "backend " + backend +
+                                                         ": not a LibTorch backend (torchscript, "
+                                                         "torchscript_nnc, aot_inductor)");
     }
     const std::string device = jsonutil::valueOr<std::string>(request, "device", "cpu");
     const json workload = request.value("workload", json::object());
@@ -427,7 +428,7 @@ int runBackend(Channel& channel, const json& request) {
         unsupported = "shape lists (the model is exported for its own example inputs only)";
     if (!unsupported.empty()) {
         channel.send(helloFor(nullptr));
-        return refuse("backend_unavailable",
+        return refuse(ErrorCode::BackendUnavailable,
                       "backend " + backend + ": the LibTorch backends do not support " + unsupported);
     }
 
@@ -521,7 +522,9 @@ int runBackend(Channel& channel, const json& request) {
     }
     if (stopRequested())
         return 143;
-    if (failure && !accuracy && (failure->code == "compile_failed" || failure->code == "run_failed"))
+    if (failure && !accuracy &&
+        (failure->code == toString(ErrorCode::CompileFailed) ||
+         failure->code == toString(ErrorCode::RunFailed)))
         accuracy = failedToRun(*failure);
     if (auto it = reply.find("eager_runs_differ"); accuracy && it != reply.end() && it->is_string() &&
                                                    accuracy->status != "fail_to_run" &&
@@ -628,7 +631,7 @@ int main(int argc, char** argv) {
         } else if (type != "shutdown") {
             channel.send(errorMessage(
                 "", "",
-                RunError{"bad_request",
+                RunError{toString(ErrorCode::BadRequest),
                          parsed
                              ? "the LibTorch runner takes run, list_backends or shutdown, not '" + type + "'"
                              : "request line is not valid JSON: " + parsed.error().message,
@@ -638,8 +641,9 @@ int main(int argc, char** argv) {
         channel.send({{"type", "bye"}});
     } catch (const std::exception& e) {
         // A bug here, not in the model (those are run errors): the row says so.
-        channel.send(errorMessage(jsonutil::valueOr<std::string>(request, "id", ""), "",
-                                  RunError{"internal", std::string(kRunnerName) + ": " + e.what(), {}, {}}));
+        channel.send(errorMessage(
+            jsonutil::valueOr<std::string>(request, "id", ""), "",
+            RunError{toString(ErrorCode::Internal), std::string(kRunnerName) + ": " + e.what(), {}, {}}));
         return 1;
     }
     return 0;

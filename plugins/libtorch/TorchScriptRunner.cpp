@@ -2,6 +2,7 @@
 
 #include "LibTorchUtil.h"
 #include "TorchScriptGraph.h"
+#include "model/ErrorCode.h"
 
 #include <ATen/Parallel.h>
 #include <chrono>
@@ -57,8 +58,8 @@ bool containsKind(const torch::jit::Block* block, const char* kind) {
     return false;
 }
 
-RunError error(const std::string& code, const std::string& message) {
-    return RunError{code, message, {}, {}};
+RunError error(ErrorCode code, const std::string& message) {
+    return RunError{toString(code), message, {}, {}};
 }
 
 } // namespace
@@ -145,7 +146,8 @@ std::optional<RunError> TorchScriptRunner::load(const std::string& modelPath, co
         d->modelPath = modelPath;
         d->run.apply();
     } catch (const std::exception& e) {
-        return error("compile_failed", "cannot load the TorchScript module " + modelPath + ": " + e.what());
+        return error(ErrorCode::CompileFailed,
+                     "cannot load the TorchScript module " + modelPath + ": " + e.what());
     }
     d->loadSeconds = secondsSince(start);
     try {
@@ -154,7 +156,7 @@ std::optional<RunError> TorchScriptRunner::load(const std::string& modelPath, co
         d->kwargs = std::move(data.kwargs);
         d->reference = std::move(data.reference);
     } catch (const std::exception& e) {
-        return error("internal",
+        return error(ErrorCode::Internal,
                      "cannot read the example inputs and reference outputs " + dataPath + ": " + e.what());
     }
     return std::nullopt;
@@ -184,7 +186,8 @@ std::optional<RunError> TorchScriptRunner::compile() {
                 break;
         }
     } catch (const std::exception& e) {
-        return error("run_failed", std::string("the TorchScript module raised when run: ") + e.what());
+        return error(ErrorCode::RunFailed,
+                     std::string("the TorchScript module raised when run: ") + e.what());
     }
     d->compileSeconds = d->loadSeconds + secondsSince(start);
     d->info["calls_until_optimized"] = calls;
@@ -200,7 +203,7 @@ std::optional<RunError> TorchScriptRunner::compile() {
         graph = copy.get_method("forward").graph()->copy();
         torch::jit::Inline(*graph);
     } catch (const std::exception& e) {
-        return error("internal", std::string("cannot read the scripted forward graph: ") + e.what());
+        return error(ErrorCode::Internal, std::string("cannot read the scripted forward graph: ") + e.what());
     }
     std::vector<std::string> keys;
     d->stages.push_back(beforeFusionStage(*graph, keys));
@@ -229,7 +232,8 @@ TorchScriptRunner::measure(const MeasureSettings& settings, const std::function<
     try {
         d->info["runs"] = libtorch::timeCalls(settings, cancelled, onSamples, [this] { d->call(); });
     } catch (const std::exception& e) {
-        return error("run_failed", std::string("the TorchScript module raised when timed: ") + e.what());
+        return error(ErrorCode::RunFailed,
+                     std::string("the TorchScript module raised when timed: ") + e.what());
     }
     return std::nullopt;
 }
@@ -243,7 +247,7 @@ std::optional<RunError> TorchScriptRunner::checkAccuracy() {
     try {
         libtorch::flattenTensors(d->call(), outputs);
     } catch (const std::exception& e) {
-        return error("run_failed", std::string("the TorchScript module raised: ") + e.what());
+        return error(ErrorCode::RunFailed, std::string("the TorchScript module raised: ") + e.what());
     }
     d->accuracy = libtorch::compareOutputs(outputs, d->reference);
     return std::nullopt;

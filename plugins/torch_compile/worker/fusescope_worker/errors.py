@@ -2,6 +2,9 @@
 import os
 import traceback
 
+# The protocol's error codes, the Python side's one list of them: the same table as
+# docs/protocol.md ("Error codes") and ErrorCode in core/model/ErrorCode.h, which
+# tests/worker/test_error_codes.py and ErrorCodeTest check. Never write a code as a literal.
 BAD_REQUEST = "bad_request"
 MODEL_NOT_FOUND = "model_not_found"
 MODEL_INVALID = "model_invalid"
@@ -10,6 +13,21 @@ BACKEND_UNAVAILABLE = "backend_unavailable"
 COMPILE_FAILED = "compile_failed"
 RUN_FAILED = "run_failed"
 INTERNAL = "internal"
+# Named by the C++ side for what a worker cannot report itself; never sent by the worker.
+WORKER_START_FAILED = "worker_start_failed"
+WORKER_CRASHED = "worker_crashed"
+WORKER_TIMEOUT = "worker_timeout"
+PROTOCOL_ERROR = "protocol_error"
+CANCELLED = "cancelled"
+BAD_OPTION = "bad_option"
+
+# What the worker may send in an `error` message, and every code, in the table's order.
+SENT_BY_WORKER = (BAD_REQUEST, MODEL_NOT_FOUND, MODEL_INVALID, MODEL_FAILED, BACKEND_UNAVAILABLE,
+                  COMPILE_FAILED, RUN_FAILED, INTERNAL)
+ALL_CODES = SENT_BY_WORKER + (WORKER_START_FAILED, WORKER_CRASHED, WORKER_TIMEOUT, PROTOCOL_ERROR,
+                              CANCELLED, BAD_OPTION)
+# Errors of the model itself, not of a backend: every backend would fail the same way.
+MODEL_ERRORS = frozenset({MODEL_NOT_FOUND, MODEL_INVALID, MODEL_FAILED})
 
 
 class WorkerError(Exception):

@@ -11,8 +11,8 @@ from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
 from .compile_timing import compile_with_capture, plain_compiles
-from .errors import (BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe,
-                     internal)
+from .errors import (BAD_REQUEST, COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError,
+                     describe, internal)
 from .models import load_model
 from . import precision  # workload.precision: autocast and tolerances (precision.py)
 
@@ -286,7 +286,7 @@ class Run:
         return self.result.get("error", {}).get("code")
 
     def _fail(self, error: WorkerError) -> None:
-        if error.backend is None and error.code not in ("model_not_found", "model_invalid", "model_failed"):
+        if error.backend is None and error.code not in MODEL_ERRORS:
             error.backend = self.backend
         fields = error.fields()
         self.channel.error(fields)
