@@ -1,13 +1,15 @@
 #include "GraphPanel.h"
-#include "engine/ReportModel.h"
 
 #include "BreaksPanel.h"
 #include "GraphExport.h"
 #include "GraphScene.h"
 #include "GraphView.h"
 #include "StageCompareWidget.h"
+#include "TimeTable.h"
 #include "WidgetExport.h"
+#include "engine/ReportModel.h"
 #include "trace/KernelLinks.h"
+#include "trace/TimeAttribution.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,6 +18,8 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -53,7 +57,11 @@ GraphPanel::GraphPanel(QWidget* parent)
     , m_banners(new QWidget)
     , m_bannerLayout(new QVBoxLayout(m_banners))
     , m_single(new GraphView)
-    , m_compare(new StageCompareWidget) {
+    , m_compare(new StageCompareWidget)
+    , m_timeShown(new QCheckBox(tr("Time")))
+    , m_timeTable(new TimeTable) {
+    m_timeShown->setToolTip(tr("Colour nodes by measured kernel time and list it per module or source line "
+                               "(Ctrl+T; needs a traced run)"));
     m_backend->setToolTip(tr("Backend whose stages are shown"));
     m_left->setToolTip(tr("Stage shown on the left (or alone)"));
     m_right->setToolTip(tr("Stage shown on the right, linked to the left one"));
@@ -83,6 +91,7 @@ GraphPanel::GraphPanel(QWidget* parent)
     bar->addWidget(m_left);
     bar->addWidget(m_sideBySide);
     bar->addWidget(m_right);
+    bar->addWidget(m_timeShown);
     bar->addStretch(1);
     bar->addWidget(m_search, 1);
     bar->addWidget(prev);
@@ -100,8 +109,21 @@ GraphPanel::GraphPanel(QWidget* parent)
     m_bannerLayout->setSpacing(2);
     m_banners->setVisible(false);
     layout->addWidget(m_banners);
-    layout->addWidget(m_stack, 1);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_stack);
+    split->addWidget(m_timeTable);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    m_timeTable->setVisible(false);
+    layout->addWidget(split, 1);
     layout->addWidget(m_stats);
+    connect(m_timeShown, &QCheckBox::toggled, this, [this](bool on) {
+        m_timeTable->setVisible(on);
+        updateTime();
+    });
+    connect(m_timeTable, &TimeTable::nodesSelected, this, &GraphPanel::onTimeRowSelected);
+    auto* timeKey = new QShortcut(QKeySequence(tr("Ctrl+T")), this);
+    connect(timeKey, &QShortcut::activated, m_timeShown, &QCheckBox::toggle);
 
     connect(m_backend, &QComboBox::currentIndexChanged, this, &GraphPanel::onBackendChanged);
     connect(m_left, &QComboBox::currentIndexChanged, this, &GraphPanel::onStagesChanged);
@@ -174,6 +196,9 @@ void GraphPanel::onBackendChanged() {
     const BackendRun* run = currentRun();
     // The views keep their own copy: a run in the report may be replaced while they show it.
     m_run = run ? std::make_shared<const BackendRun>(*run) : nullptr;
+    m_time = m_run && m_run->trace ? std::make_shared<const TimeAttribution>(attributeKernelTime(*m_run))
+                                   : nullptr;
+    m_timeTable->setAttribution(m_time, m_backend->currentText());
     QSignalBlocker blockLeft(m_left);
     QSignalBlocker blockRight(m_right);
     m_left->clear();
@@ -234,6 +259,60 @@ void GraphPanel::onStagesChanged() {
         m_stats->setText(stats);
     }
     runSearch();
+    updateTime();
+}
+
+void GraphPanel::setTimeShown(bool on) {
+    m_timeShown->setChecked(on);
+}
+
+bool GraphPanel::isTimeShown() const {
+    return m_timeShown->isChecked();
+}
+
+void GraphPanel::updateTime() {
+    // Each view: its stage's nodes with their share; a before-fusion stage gets the times of the
+    // kernels its nodes were fused into, through provenance.
+    auto heatOf = [this](const QString& key) {
+        const StageGraph* stage = m_run ? m_run->findStage(key.toStdString()) : nullptr;
+        if (!m_timeShown->isChecked() || !m_time || !stage)
+            return QHash<QString, NodeHeat>{};
+        return heatOfStage(*m_time, *stage);
+    };
+    if (sideBySide()) {
+        m_compare->beforeView()->graphScene()->setHeat(heatOf(m_left->currentData().toString()));
+        m_compare->afterView()->graphScene()->setHeat(heatOf(m_right->currentData().toString()));
+    } else {
+        m_single->graphScene()->setHeat(heatOf(m_left->currentData().toString()));
+    }
+    if (m_timeShown->isChecked() && m_run && !m_time)
+        m_stats->setText(
+            tr("%1 has no kernel trace: run it with Trace kernels (compare --trace) to see its time "
+               "on the graph")
+                .arg(q(m_run->name)));
+}
+
+void GraphPanel::onTimeRowSelected(const QStringList& stageKeys, const QStringList& nodeIds) {
+    if (!m_run || nodeIds.isEmpty())
+        return;
+    // The rows name after-fusion nodes: show that stage on the right (or alone) and mark them.
+    const int idx = m_right->findData(stageKeys.front());
+    if (sideBySide()) {
+        if (idx >= 0 && m_right->currentIndex() != idx)
+            m_right->setCurrentIndex(idx);
+        QStringList ids;
+        for (int i = 0; i < nodeIds.size(); ++i)
+            if (stageKeys[i] == m_right->currentData().toString())
+                ids << nodeIds[i];
+        m_compare->afterView()->highlightNodes(ids);
+        if (!ids.isEmpty())
+            m_compare->afterView()->selectNode(ids.front());
+    } else {
+        if (idx >= 0 && m_left->currentData().toString() != stageKeys.front())
+            m_left->setCurrentIndex(m_left->findData(stageKeys.front()));
+        m_single->highlightNodes(nodeIds);
+        m_single->selectNode(nodeIds.front());
+    }
 }
 
 int GraphPanel::showKernel(const QString& backend, const QString& kernel) {

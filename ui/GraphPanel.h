@@ -4,7 +4,6 @@
 
 #include <QList>
 #include <QWidget>
-
 #include <memory>
 
 class QCheckBox;
@@ -21,6 +20,8 @@ class ReportModel;
 
 class GraphView;
 class StageCompareWidget;
+class TimeTable;
+struct TimeAttribution;
 
 // The "Graphs" tab: pick a backend and its stages, see one stage or two side by side (before
 // and after fusion by default), search nodes, export what is shown.
@@ -52,6 +53,12 @@ public:
     StageCompareWidget* compareWidget() const { return m_compare; }
     bool sideBySide() const;
 
+    // Colour the shown graphs by measured kernel time and show the Time panel (Ctrl+T); only
+    // backends with a kernel trace have times.
+    void setTimeShown(bool on);
+    bool isTimeShown() const;
+    TimeTable* timeTable() const { return m_timeTable; }
+
 signals:
     // A break banner was clicked: break `breakIndex` of `backend`'s breakReasons.
     void breakActivated(const QString& backend, int breakIndex);
@@ -69,6 +76,8 @@ private:
     void runSearch();
     void exportView(GraphView* view);
     void updateBreakBanners();
+    void updateTime();
+    void onTimeRowSelected(const QStringList& stageKeys, const QStringList& nodeIds);
     const BackendRun* currentRun() const;
 
     const Report* m_report = nullptr;
@@ -87,6 +96,10 @@ private:
     QList<QPushButton*> m_bannerButtons;
     GraphView* m_single;
     StageCompareWidget* m_compare;
+    QCheckBox* m_timeShown;
+    TimeTable* m_timeTable;
+    // Computed from m_run (its rows point into it), reset with it.
+    std::shared_ptr<const TimeAttribution> m_time;
 };
 
 } // namespace fusescope

@@ -24,6 +24,7 @@ struct ExportOptions {
     std::string out;
     double scale = 2.0;
     bool trace = false; // the backend's kernel trace instead of a stage graph
+    bool measuredTime = false; // colour the graph by traced kernel time (`--time`)
 };
 
 struct DiffOptions {

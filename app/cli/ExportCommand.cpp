@@ -78,7 +78,8 @@ int runExport(const ExportOptions& options) {
         return kExitUsage;
     }
     QString error;
-    if (!exportStageImage(*run, stage, QString::fromStdString(options.out), options.scale, &error)) {
+    if (!exportStageImage(*run, stage, QString::fromStdString(options.out), options.scale, &error,
+                          options.measuredTime)) {
         std::fprintf(stderr, "error: %s\n", error.toStdString().c_str());
         return kExitError;
     }

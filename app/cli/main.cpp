@@ -200,6 +200,8 @@ int main(int argc, char** argv) {
         "--trace", exportOptions.trace,
         "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "
         "kernel table");
+    exp->add_flag("--time", exportOptions.measuredTime,
+                  "Colour the graph's nodes by measured kernel time, with a legend (needs a traced run)");
     exp->add_option("--scale", exportOptions.scale, "PNG pixels per point")
         ->check(numberIn(0.1, 16.0))
         ->type_name("X")

@@ -166,19 +166,28 @@ std::map<std::string, double> TimeAttribution::shareOfBeforeFusionNodes(const St
     std::map<std::string, double> out;
     if (tracedNs <= 0)
         return out;
-    std::map<std::string, std::string> idByName; // FX node name -> node id in `before`
-    for (const auto& n : before.nodes)
-        idByName.emplace(n.name, n.id);
+    // A before-fusion stage names its nodes after FX nodes (post_grad: the node is the FX node) or
+    // lists the FX nodes it came from in `origins` (Inductor's pre_fusion scheduler nodes).
+    std::map<std::string, std::vector<std::string>> byName, byOrigin;
+    for (const auto& n : before.nodes) {
+        byName[n.name].push_back(n.id);
+        for (const auto& o : n.origins)
+            byOrigin[o].push_back(n.id);
+    }
     for (const auto& [ref, ns] : groups) {
         if (!ref.stage || ref.stage->graph != before.graph || ref.stage->pass != before.pass)
             continue;
         const FusionGroup* group = findGroup(*ref.stage, ref.id);
         if (!group)
             continue;
-        std::vector<std::string> ids;
+        std::set<std::string> ids;
         for (const auto& name : group->provenance)
-            if (auto it = idByName.find(name); it != idByName.end())
-                ids.push_back(it->second);
+            if (auto it = byName.find(name); it != byName.end())
+                ids.insert(it->second.begin(), it->second.end());
+        if (ids.empty())
+            for (const auto& name : group->provenance)
+                if (auto it = byOrigin.find(name); it != byOrigin.end())
+                    ids.insert(it->second.begin(), it->second.end());
         for (const auto& id : ids)
             out[id] += ns / tracedNs / static_cast<double>(ids.size());
     }

@@ -50,7 +50,8 @@ struct TimeAttribution {
     // Share of the traced time per node id of `stage` (after fusion), 0..1.
     std::map<std::string, double> shareOfNodes(const StageGraph& stage) const;
     // The same shares carried to a before-fusion stage through provenance: a fused group's
-    // provenance names the FX nodes it came from; each gets an even part of the group's time.
+    // provenance names the FX nodes it came from; each node of `before` named so (or, on a stage
+    // of scheduler nodes, listing one in its origins) gets an even part of the group's time.
     std::map<std::string, double> shareOfBeforeFusionNodes(const StageGraph& before) const;
 
     // Held for shareOfBeforeFusionNodes: group (stage, id) -> its time.

@@ -139,6 +139,17 @@ TEST(TimeAttribution, NodeSharesAndTheBeforeFusionGraphThroughProvenance) {
         sum += share;
     EXPECT_NEAR(sum, 1.0, 1e-12);
     EXPECT_TRUE(time.rows(TimeGrouping::Module).back().key != kNotLinked); // nothing unlinked here
+
+    // A stage of scheduler nodes before fusion (Inductor's pre_fusion) names FX nodes in origins.
+    StageGraph pre;
+    pre.name = "pre_fusion";
+    pre.fusion = "before";
+    pre.nodes = {node("p1", "a", 10), node("p2", "d", 12)};
+    pre.nodes[0].origins = {"var_mean", "add"};
+    pre.nodes[1].origins = {"mm2"};
+    const auto scheduled = time.shareOfBeforeFusionNodes(pre);
+    EXPECT_NEAR(scheduled.at("p1"), 10.0 / 430, 1e-12);
+    EXPECT_NEAR(scheduled.at("p2"), 300.0 / 430, 1e-12);
 }
 
 TEST(TimeAttribution, NoTraceGivesNothing) {

@@ -1,6 +1,7 @@
 #include "GraphExport.h"
 
 #include "GraphScene.h"
+#include "trace/TimeAttribution.h"
 
 #include <QFileInfo>
 #include <QGraphicsScene>
@@ -87,7 +88,11 @@ bool exportScene(QGraphicsScene* scene, const QString& path, double scale, QStri
 }
 
 bool exportStageImage(const BackendRun& run, const std::string& stageKey, const QString& path, double scale,
-                      QString* error) {
+                      QString* error, bool measuredTime) {
+    if (measuredTime && !run.trace)
+        return fail(error,
+                    QString("backend %1 has no kernel trace to colour the graph by (compare with --trace)")
+                        .arg(QString::fromStdString(run.name)));
     const StageGraph* stage = run.findStage(stageKey);
     if (!stage) {
         QStringList keys;
@@ -104,6 +109,10 @@ bool exportStageImage(const BackendRun& run, const std::string& stageKey, const 
                                                                                  : stage->reason)));
     GraphScene scene;
     scene.setStage(std::make_shared<const StageGraph>(*stage));
+    if (measuredTime) {
+        const TimeAttribution time = attributeKernelTime(run);
+        scene.setHeat(heatOfStage(time, *stage));
+    }
     scene.layoutNow();
     if (scene.nodeItemCount() + scene.closedGroupCount() == 0)
         return fail(error, "layout failed for stage " + QString::fromStdString(stageKey) + ": " +

@@ -5,6 +5,7 @@
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneMouseEvent>
+#include <QLinearGradient>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
@@ -15,7 +16,6 @@ namespace {
 
 // Items smaller than this many device pixels are not drawn.
 constexpr double kSubPixel = 1.5;
-
 
 QFont itemFont(bool bold = false) {
     QFont font;
@@ -32,8 +32,10 @@ QPen outline(bool selected, bool highlighted, QColor base) {
     return QPen(base.darker(160), 1);
 }
 
-void drawLines(QPainter* painter, const QRectF& rect, const QString& first, const QString& second) {
-    painter->setPen(Qt::black);
+void drawLines(QPainter* painter, const QRectF& rect, const QString& first, const QString& second,
+               QColor fill = Qt::white) {
+    // Dark fills (the hot end of the measured-time scale) take light text.
+    painter->setPen(fill.lightness() < 110 ? Qt::white : Qt::black);
     painter->setFont(itemFont(true));
     const QFontMetricsF bold(painter->font());
     const QRectF top(rect.left() + 6, rect.top() + 3, rect.width() - 12, rect.height() / 2 - 3);
@@ -71,14 +73,20 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     // Under a pixel a node is invisible anyway; skipping it keeps a fitted 10k-node graph fast.
     if (lod * std::max(m_size.width(), m_size.height()) < kSubPixel && !m_highlighted && !isSelected())
         return;
-    painter->setPen(outline(isSelected(), m_highlighted, m_color));
-    painter->setBrush(m_color);
+    painter->setPen(outline(isSelected(), m_highlighted, fillColor()));
+    painter->setBrush(fillColor());
     if (lod < kTextLevelOfDetail) {
         painter->drawRect(rect);
         return;
     }
     painter->drawRoundedRect(rect, 5, 5);
-    drawLines(painter, rect, m_op, m_detail);
+    drawLines(painter, rect, m_op, m_detail, fillColor());
+}
+
+void NodeItem::setHeat(QColor color, const QString& tip) {
+    m_heat = color;
+    setToolTip(m_op + "\n" + m_detail + (tip.isEmpty() ? QString() : "\n" + tip));
+    update();
 }
 
 void NodeItem::setHighlighted(bool on) {
@@ -193,7 +201,10 @@ QPainterPath GroupItem::shape() const {
 void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF rect(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
-    const QColor fill = m_kernel ? kernelColor() : QColor("#f5f5f5");
+    const QColor fill = m_heat.isValid() && !m_expanded ? m_heat
+                        : m_kernel                      ? kernelColor()
+                                                        : QColor("#f5f5f5");
+    const QString heat = m_heatLabel.isEmpty() ? QString() : " · " + m_heatLabel;
     painter->setPen(outline(isSelected(), m_highlighted, m_kernel ? QColor("#ffb74d") : QColor("#9e9e9e")));
     const QString count = QString("%1 node%2").arg(m_nodeCount).arg(m_nodeCount == 1 ? "" : "s");
     if (m_expanded) {
@@ -203,10 +214,10 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
         painter->setPen(QColor("#424242"));
         painter->setFont(itemFont(true));
         painter->drawText(QRectF(rect.left() + 6, rect.top(), rect.width() - 12, 22),
-                          Qt::AlignLeft | Qt::AlignVCenter, QString("▾ %1 · %2").arg(m_name, count));
+                          Qt::AlignLeft | Qt::AlignVCenter, QString("▾ %1 · %2%3").arg(m_name, count, heat));
         return;
     }
-    painter->setBrush(fill.darker(m_kernel ? 105 : 110));
+    painter->setBrush(m_heat.isValid() ? fill : fill.darker(m_kernel ? 105 : 110));
     if (lod < kTextLevelOfDetail) {
         painter->drawRect(rect);
         return;
@@ -214,7 +225,14 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     // A second outline offset by a few points reads as "a stack of things".
     painter->drawRoundedRect(rect.translated(3, 3), 6, 6);
     painter->drawRoundedRect(rect, 6, 6);
-    drawLines(painter, rect, QString("▸ ") + m_name, count + (m_kernel ? " · kernel" : ""));
+    drawLines(painter, rect, QString("▸ ") + m_name, count + (m_kernel ? " · kernel" : "") + heat,
+              m_heat.isValid() ? fill : QColor(Qt::white));
+}
+
+void GroupItem::setHeat(QColor color, const QString& label) {
+    m_heat = color;
+    m_heatLabel = label;
+    update();
 }
 
 void GroupItem::setHighlighted(bool on) {
@@ -228,6 +246,34 @@ void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     if (auto* graph = qobject_cast<GraphScene*>(scene()))
         graph->toggleGroup(m_id);
     event->accept();
+}
+
+HeatLegendItem::HeatLegendItem(double maxShare)
+    : m_max(maxShare) {
+    setZValue(20);
+}
+
+QRectF HeatLegendItem::boundingRect() const {
+    return QRectF(0, 0, 260, 44);
+}
+
+void HeatLegendItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+    painter->setPen(QColor("#424242"));
+    painter->setFont(itemFont(true));
+    painter->drawText(QRectF(0, 0, 260, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                      QStringLiteral("Share of the traced kernel time"));
+    const QRectF ramp(0, 18, 200, 12);
+    QLinearGradient gradient(ramp.topLeft(), ramp.topRight());
+    for (int i = 0; i <= 8; ++i)
+        gradient.setColorAt(i / 8.0, heatColor(i / 8.0));
+    painter->setBrush(gradient);
+    painter->setPen(QColor("#9e9e9e"));
+    painter->drawRect(ramp);
+    painter->setPen(QColor("#424242"));
+    painter->setFont(itemFont());
+    painter->drawText(QRectF(0, 30, 100, 14), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("0 %"));
+    painter->drawText(QRectF(100, 30, 100, 14), Qt::AlignRight | Qt::AlignVCenter,
+                      QString("%1 %").arg(100 * m_max, 0, 'f', 1));
 }
 
 EdgeItem::EdgeItem(QPainterPath path, QPointF tip, QPointF before, int count)

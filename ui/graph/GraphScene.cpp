@@ -3,6 +3,7 @@
 #include "GraphItems.h"
 #include "LayoutWorker.h"
 #include "NodePalette.h"
+#include "trace/TimeAttribution.h"
 
 #include <QGraphicsSimpleTextItem>
 #include <QPointer>
@@ -126,6 +127,89 @@ void GraphScene::highlightNodes(const QStringList& ids) {
         item->setHighlighted(groups.contains(item->id()));
 }
 
+QHash<QString, NodeHeat> heatOfStage(const TimeAttribution& time, const StageGraph& stage) {
+    QHash<QString, NodeHeat> heat;
+    if (time.tracedNs <= 0)
+        return heat;
+    if (stage.fusion == "after") {
+        for (const NodeTime& nt : time.nodes)
+            if (nt.stage == &stage) {
+                QStringList kernels;
+                for (const auto& k : nt.kernels)
+                    kernels << QString::fromStdString(k);
+                heat.insert(QString::fromStdString(nt.node), {nt.ns / time.tracedNs, nt.ns / 1e6, kernels});
+            }
+    } else {
+        for (const auto& [id, share] : time.shareOfBeforeFusionNodes(stage))
+            heat.insert(QString::fromStdString(id), {share, share * time.tracedNs / 1e6, {}});
+    }
+    return heat;
+}
+
+void GraphScene::setHeat(QHash<QString, NodeHeat> heat) {
+    m_heat = std::move(heat);
+    if (m_applied == 0)
+        return; // applied with the first layout
+    applyHeat();
+    setSceneRect(itemsBoundingRect().adjusted(-20, -20, 20, 20));
+}
+
+void GraphScene::applyHeat() {
+    if (m_legend) {
+        removeItem(m_legend);
+        delete m_legend;
+        m_legend = nullptr;
+    }
+    auto label = [](double share, double ms) {
+        return QString("%1 % · %2 ms").arg(100 * share, 0, 'f', 1).arg(ms, 0, 'f', 3);
+    };
+    QHash<QString, std::pair<double, double>> groupTotals; // share, ms
+    double maxShare = 0;
+    for (auto it = m_heat.cbegin(); it != m_heat.cend(); ++it) {
+        if (m_nodeItems.contains(it.key()))
+            maxShare = std::max(maxShare, it->share);
+        // Every group around the node gets its time: closed boxes are coloured by it, open
+        // frames show it in their header.
+        if (m_tree)
+            if (const int n = m_tree->findNode(it.key().toStdString()); n >= 0)
+                for (int g = m_tree->groupOfNode(n); g > 0; g = m_tree->group(g).parent) {
+                    const QString id = QString::fromStdString(m_tree->group(g).id);
+                    auto& total = groupTotals[id];
+                    total.first += it->share;
+                    total.second += it->ms;
+                }
+    }
+    for (auto it = groupTotals.cbegin(); it != groupTotals.cend(); ++it)
+        if (const GroupItem* item = m_groupItems.value(it.key()); item && !item->isExpanded())
+            maxShare = std::max(maxShare, it->first);
+    const bool on = !m_heat.isEmpty() && maxShare > 0;
+    for (NodeItem* item : m_nodeItems) {
+        const auto it = m_heat.constFind(item->id());
+        if (!on || it == m_heat.cend()) {
+            item->setHeat(on ? heatColor(0) : QColor(), QString());
+            continue;
+        }
+        QString tip = label(it->share, it->ms) + " of the traced step";
+        if (!it->kernels.isEmpty())
+            tip += "\nkernel: " + it->kernels.join(", ");
+        item->setHeat(heatColor(it->share / maxShare), tip);
+    }
+    for (GroupItem* item : m_groupItems) {
+        const auto it = groupTotals.constFind(item->id());
+        if (!on || it == groupTotals.cend())
+            item->setHeat(QColor(), QString());
+        else
+            item->setHeat(item->isExpanded() ? QColor() : heatColor(it->first / maxShare),
+                          label(it->first, it->second));
+    }
+    if (!on)
+        return;
+    const QRectF bounds = itemsBoundingRect();
+    m_legend = new HeatLegendItem(maxShare);
+    m_legend->setPos(bounds.left(), bounds.top() - m_legend->boundingRect().height() - 12);
+    addItem(m_legend);
+}
+
 void GraphScene::requestLayout() {
     const uint64_t generation = ++m_generation;
     QPointer<GraphScene> self(this);
@@ -165,6 +249,7 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result) {
     clear();
     m_nodeItems.clear();
     m_groupItems.clear();
+    m_legend = nullptr;
     m_edgeCount = 0;
     m_reason = QString::fromStdString(result.reason);
 
@@ -209,6 +294,7 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result) {
         auto* text = addSimpleText(m_reason);
         text->setBrush(QColor("#b71c1c"));
     }
+    applyHeat();
     setSceneRect(itemsBoundingRect().adjusted(-20, -20, 20, 20));
     highlightNodes(QStringList(m_highlighted.begin(), m_highlighted.end()));
     for (const QString& id : selectedIds) {

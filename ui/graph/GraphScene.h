@@ -11,9 +11,22 @@
 
 namespace fusescope {
 
+struct TimeAttribution;
 class GroupItem;
+class HeatLegendItem;
 class LayoutWorker;
 class NodeItem;
+
+// Measured time on one node (core/trace/TimeAttribution).
+struct NodeHeat {
+    double share = 0; // of the traced kernel time, 0..1
+    double ms = 0;    // per traced iteration
+    QStringList kernels;
+};
+
+// The heat of one stage's nodes from a run's attribution: an after-fusion stage takes its nodes'
+// times; a before-fusion stage the times of the kernels its nodes were fused into (provenance).
+QHash<QString, NodeHeat> heatOfStage(const TimeAttribution& time, const StageGraph& stage);
 
 // The items of one stage: nodes, closed and open groups, edges, placed by a GraphvizLayout
 // that runs on a worker thread. Groups are addressed by GroupTree ids ("module:blocks.0",
@@ -42,6 +55,12 @@ public:
     void highlightNodes(const QStringList& ids);
     QStringList highlightedNodes() const { return QStringList(m_highlighted.begin(), m_highlighted.end()); }
 
+    // Colours nodes (and closed groups, by the sum of their nodes) by measured time, with a
+    // legend in the scene so exports keep it; an empty map turns it off. Kept across layouts.
+    void setHeat(QHash<QString, NodeHeat> heat);
+    const QHash<QString, NodeHeat>& heat() const { return m_heat; }
+    HeatLegendItem* heatLegend() const { return m_legend; }
+
     NodeItem* nodeItem(const QString& id) const { return m_nodeItems.value(id); }
     GroupItem* groupItem(const QString& id) const { return m_groupItems.value(id); }
     int nodeItemCount() const { return int(m_nodeItems.size()); }
@@ -59,6 +78,7 @@ signals:
 private:
     void requestLayout();
     void applyLayout(uint64_t generation, const layout::StageLayout& result);
+    void applyHeat();
 
     std::shared_ptr<const StageGraph> m_stage;
     std::shared_ptr<const layout::GroupTree> m_tree;
@@ -69,6 +89,8 @@ private:
     QHash<QString, NodeItem*> m_nodeItems;
     QHash<QString, GroupItem*> m_groupItems;
     QSet<QString> m_highlighted;
+    QHash<QString, NodeHeat> m_heat;
+    HeatLegendItem* m_legend = nullptr;
     int m_edgeCount = 0;
     QString m_reason;
 };

@@ -12,5 +12,8 @@ QColor categoryColor(const QString& category);
 // The categories in legend order (docs/graph-schema.json).
 QStringList paletteCategories();
 QColor kernelColor();
+// Measured-time heat scale (docs/graph-view.md, "Time on the graph"): `t` in 0..1 of the
+// largest share shown, pale yellow to dark red (sequential, readable under dark text to ~0.8).
+QColor heatColor(double t);
 
 } // namespace fusescope
