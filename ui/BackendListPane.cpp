@@ -4,6 +4,7 @@
 #include "Registry.h"
 #include "capture/CompileOptions.h"
 #include "capture/Workload.h"
+#include "model/ErrorCode.h"
 
 #include <QAction>
 #include <QLineEdit>
@@ -136,18 +137,18 @@ void BackendListPane::reloadFamilies() {
 Status BackendListPane::setEntryVariant(int row, const QString& label, bool addAsNew) {
     auto* item = m_list->item(row);
     if (!item || !(item->flags() & Qt::ItemIsUserCheckable))
-        return Error{"bad_option", "no backend entry to change there"};
+        return Error{toString(ErrorCode::BadOption), "no backend entry to change there"};
     auto entry = parseBackendEntry(label.toStdString());
     if (!entry)
         return entry.error();
     const auto& e = entry.value();
     if ((!e.mode.empty() || e.hasOptions()) && !isTorchCompileBackend(e.backend))
-        return Error{"bad_option",
+        return Error{toString(ErrorCode::BadOption),
                      e.backend + " is not a torch.compile backend: it takes no mode or options"};
     const QString canonical = q(formatBackendEntry(e));
     // Two rows of one label would be one row twice in the report.
     if (!m_list->findItems(canonical, Qt::MatchExactly).isEmpty() && (addAsNew || canonical != item->text()))
-        return Error{"bad_option", "the list already has " + canonical.toStdString()};
+        return Error{toString(ErrorCode::BadOption), "the list already has " + canonical.toStdString()};
     if (addAsNew) {
         auto* added = new QListWidgetItem(canonical);
         added->setFlags(item->flags());

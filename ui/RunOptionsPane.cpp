@@ -2,6 +2,7 @@
 
 #include "WorkloadOptions.h"
 #include "capture/CompileOptions.h"
+#include "capture/SessionPlan.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -53,24 +54,24 @@ RunOptionsPane::RunOptionsPane(QWidget* parent)
 }
 
 Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
-    RunRequest base;
-    base.model = model.trimmed().toStdString();
-    base.captureTrace = m_trace->isChecked();
+    // The fields as settings, built into a request by the CLI's builder (capture/SessionPlan.h).
+    CompareSettings settings;
+    settings.model = model.trimmed().toStdString();
+    settings.captureTrace = m_trace->isChecked();
     if (m_threads->value() > 0)
-        base.placement.threads = m_threads->value();
-    base.measure.confidencePct = m_confidence->value();
-    base.options["fullgraph"] = m_fullgraph->isChecked();
-    const QString dynamic = m_dynamic->currentText();
-    base.options["dynamic"] = dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+        settings.placement.threads = m_threads->value();
+    settings.measure.confidencePct = m_confidence->value();
+    settings.fullgraph = m_fullgraph->isChecked();
+    settings.dynamic = m_dynamic->currentText().toStdString();
     // Commas inside brackets or quotes belong to a value: x=[1,2], note="a,b".
-    auto inductor = parseInductorConfig(splitBackendList(m_inductorConfig->text().toStdString()));
-    if (!inductor)
-        return inductor.error();
-    base.options["inductor"] = inductor.value();
-    auto workload = m_workload->workload();
-    if (!workload)
-        return workload.error();
-    base.workload = workload.value();
+    settings.inductorConfig = splitBackendList(m_inductorConfig->text().toStdString());
+    settings.mode = m_workload->modeBox()->currentData().toString().toStdString();
+    settings.precision = m_workload->precisionBox()->currentText().toStdString();
+    settings.shapes = m_workload->shapesEdit()->text().trimmed().toStdString();
+    Setting bad = Setting::Backends; // set by baseRequestFor on an error
+    auto base = baseRequestFor(settings, &bad);
+    if (!base && bad == Setting::Shapes) // as the message under the field says it
+        return Error{base.error().code, "Shapes: " + base.error().message};
     return base;
 }
 

@@ -4,6 +4,7 @@
 #include "PythonSetting.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
+#include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
@@ -89,13 +90,9 @@ std::optional<std::string> badArgument(const QCommandLineParser& parser, const Q
     if (inputs.size() > 1)
         return "one input at most (a model or a .fscope report), not " + std::to_string(inputs.size()) +
                ": " + local(inputs.join(' '));
-    const std::string backendList = parser.value(backends).toStdString();
-    const auto entries = fusescope::splitBackendList(backendList);
-    if (entries.empty())
-        return "--backends names no backend";
-    for (const auto& entry : entries)
-        if (auto request = fusescope::requestFor(entry, fusescope::RunRequest{}); !request)
-            return "--backends: " + request.error().message;
+    // The CLI's reading of --backends (capture/SessionPlan.h): split outside {...}, [...] and "...".
+    if (auto entries = fusescope::parseBackendList(parser.value(backends).toStdString()); !entries)
+        return "--backends: " + entries.error().message;
     if (parser.isSet(tab) && !kTabs.contains(parser.value(tab), Qt::CaseInsensitive))
         return "--tab: '" + parser.value(tab).toStdString() + "' is not one of " +
                kTabs.join(", ").toStdString();
@@ -209,7 +206,7 @@ int main(int argc, char** argv) {
 
     fusescope::MainWindow window;
     QStringList entries;
-    for (const auto& entry : fusescope::splitBackendList(parser.value(backends).toStdString()))
+    for (const auto& entry : fusescope::parseBackendList(parser.value(backends).toStdString()).value())
         entries << QString::fromStdString(entry);
     window.setBackends(entries);
     const QStringList args = parser.positionalArguments();

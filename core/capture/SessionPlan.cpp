@@ -38,23 +38,13 @@ Result<std::vector<std::string>> parseBackendList(const std::string& text) {
     return entries;
 }
 
-Result<SessionPlan> planSession(const CompareSettings& settings, Setting* bad) {
-    auto fail = [bad](Setting setting, const Error& error) -> Result<SessionPlan> {
+Result<RunRequest> baseRequestFor(const CompareSettings& settings, Setting* bad) {
+    auto fail = [bad](Setting setting, const Error& error) -> Result<RunRequest> {
         if (bad)
             *bad = setting;
         return error;
     };
-    SessionPlan plan;
-    plan.searchAssignments = settings.searchAssign;
-    if (settings.backends.empty())
-        return fail(Setting::Backends, Error{"usage", "the list names no backend"});
-    // The session reads each entry with requestFor (NAME[@MODE][{...}] or mixed[...]).
-    for (const auto& label : settings.backends)
-        if (auto request = requestFor(label, RunRequest{}); !request)
-            return fail(Setting::Backends, request.error());
-    plan.backends = settings.backends;
-
-    RunRequest& base = plan.base;
+    RunRequest base;
     base.model = settings.model;
     base.device = settings.device;
     base.measure = settings.measure;
@@ -93,6 +83,28 @@ Result<SessionPlan> planSession(const CompareSettings& settings, Setting* bad) {
             return fail(Setting::Shapes, sets.error());
         base.workload.shapes = sets.value();
     }
+    return base;
+}
+
+Result<SessionPlan> planSession(const CompareSettings& settings, Setting* bad) {
+    auto fail = [bad](Setting setting, const Error& error) -> Result<SessionPlan> {
+        if (bad)
+            *bad = setting;
+        return error;
+    };
+    if (settings.backends.empty())
+        return fail(Setting::Backends, Error{"usage", "the list names no backend"});
+    // The session reads each entry with requestFor (NAME[@MODE][{...}] or mixed[...]).
+    for (const auto& label : settings.backends)
+        if (auto request = requestFor(label, RunRequest{}); !request)
+            return fail(Setting::Backends, request.error());
+    auto base = baseRequestFor(settings, bad);
+    if (!base)
+        return base.error();
+    SessionPlan plan;
+    plan.backends = settings.backends;
+    plan.base = std::move(base.value());
+    plan.searchAssignments = settings.searchAssign;
     if (!settings.assign.empty()) {
         auto pairs = parseAssignment(settings.assign);
         if (!pairs)

@@ -50,6 +50,10 @@ const char* settingFlag(Setting setting);
 // first backend started that could have been refused before.
 Result<SessionPlan> planSession(const CompareSettings& settings, Setting* bad = nullptr);
 
+// The request every row starts from (planSession's `base`), without the rows: for the GUI, whose
+// backend list is checked as it is edited. `settings.backends` and `assign` are not read.
+Result<RunRequest> baseRequestFor(const CompareSettings& settings, Setting* bad = nullptr);
+
 // A --backends list as both front ends read it: split at the commas outside {...}, [...] and
 // "..." (splitBackendList), each entry checked with requestFor. An error when it names none.
 Result<std::vector<std::string>> parseBackendList(const std::string& text);
