@@ -6,6 +6,7 @@
 #include "BreaksPanel.h"
 #include "ComparisonModel.h"
 #include "ComparisonTab.h"
+#include "DiffWindow.h"
 #include "GraphPanel.h"
 #include "ModelPicker.h"
 #include "ModuleAssignPanel.h"
@@ -84,6 +85,7 @@ void MainWindow::buildActions() {
         file->addAction(tr("&Save Report As..."), QKeySequence::Save, this, &MainWindow::saveReportDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    file->addAction(tr("&Compare with Report..."), this, [this] { openDiffDialog(this); });
     file->addSeparator();
     file->addAction(tr("&Export Graph..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     [this] { m_graphs->exportPrimary(); });

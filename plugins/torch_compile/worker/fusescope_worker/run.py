@@ -185,6 +185,7 @@ class Run:
         self.result["runs"] = measure.interleaved(eager, fast, settings, sync, self.channel,
                                                   lambda f, m: self.progress("measure", f, m), watch)
         self.result["warnings"] += watch.warnings()
+        self.result["measure"] = measure.outcome(self.result["runs"])
 
     def measure_memory(self, compiled, device: torch.device) -> None:
         self.progress("memory", 0.0, "peak memory of one eager call")

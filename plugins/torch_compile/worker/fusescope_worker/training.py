@@ -407,6 +407,7 @@ class TrainingRun(Run):
         self.result["runs"] = measure.interleaved(self._eager_step, self._compiled_step, settings, sync,
                                                   self.channel, lambda f, m: self.progress("measure", f, m), watch)
         self.result["warnings"] += watch.warnings()
+        self.result["measure"] = measure.outcome(self.result["runs"])
 
     def measure_memory(self, compiled, device: torch.device) -> None:
         self.progress("memory", 0.0, "peak memory of one eager training step")
