@@ -3,6 +3,7 @@
 #include "analysis/Summary.h"
 #include "capture/SessionPlan.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct ExportOptions {
     std::string stage;
     std::string out;
     double scale = 2.0;
-    bool trace = false; // the backend's kernel trace instead of a stage graph
+    bool trace = false;        // the backend's kernel trace instead of a stage graph
     bool measuredTime = false; // colour the graph by traced kernel time (`--time`)
 };
 
@@ -36,6 +37,9 @@ struct DiffOptions {
 };
 
 int runCompare(const CompareOptions& options);
+// Reads a report for a command that shows it: on failure prints the error and gives nothing,
+// else prints the notes of what reading repaired.
+std::optional<Report> openReportPrintingNotes(const std::string& path);
 int runShow(const std::string& path, bool json, const SummaryOptions& summary);
 // `show --by module|line`: traced kernel time per module or source line.
 int runShowTime(const std::string& path, const std::string& by, const std::string& backend, bool json);

@@ -65,15 +65,11 @@ int runShowTime(const std::string& path, const std::string& by, const std::strin
         std::fprintf(stderr, "error: --by: '%s' is not one of module, line\n", by.c_str());
         return kExitUsage;
     }
-    auto report = readReport(path);
-    if (!report) {
-        std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
+    const auto report = openReportPrintingNotes(path);
+    if (!report)
         return kExitError;
-    }
-    for (const auto& note : report.value().readNotes)
-        std::fprintf(stderr, "note: report %s: %s\n", path.c_str(), note.c_str());
     std::vector<const BackendRun*> runs;
-    for (const auto& run : report.value().backends)
+    for (const auto& run : report->backends)
         if (backend.empty() ? run.trace.has_value() : run.name == backend)
             runs.push_back(&run);
     if (!backend.empty() && runs.empty()) {

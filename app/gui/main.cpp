@@ -157,8 +157,8 @@ int main(int argc, char** argv) {
                               "Python interpreter (with torch) the workers run in, for this start; the "
                               "saved choice is Run > Python Interpreter",
                               "path");
-    QCommandLineOption diff("diff", "Compare report A (this option) with the report given as input (docs/diff.md)",
-                            "A.fscope");
+    QCommandLineOption diff(
+        "diff", "Compare report A (this option) with the report given as input (docs/diff.md)", "A.fscope");
     parser.addOptions({backends, run, screenshot, graphs, tab, python, diff});
     if (!parser.parse(QCoreApplication::arguments()))
         return usageError(parser.errorText().toStdString());
@@ -206,12 +206,21 @@ int main(int argc, char** argv) {
 
     fusescope::MainWindow window;
     QStringList entries;
-    for (const auto& entry : fusescope::parseBackendList(parser.value(backends).toStdString()).value())
-        entries << QString::fromStdString(entry);
+    // Checked by badArgument() above. Kept in a local: a range-for over `.value()` of a temporary
+    // Result would iterate a list already destroyed (value() && returns a reference into it).
+    const auto backendList = fusescope::parseBackendList(parser.value(backends).toStdString());
+    if (backendList)
+        for (const auto& entry : backendList.value())
+            entries << QString::fromStdString(entry);
     window.setBackends(entries);
     const QStringList args = parser.positionalArguments();
     if (!args.isEmpty()) {
-        window.openPath(args.front());
+        // A report is read on the engine thread; wait for it here so that --graphs, --tab and
+        // --screenshot apply to the report, not to the empty window before it.
+        if (args.front().endsWith(".fscope"))
+            window.openReport(args.front());
+        else
+            window.openPath(args.front());
     }
     window.show();
     if (parser.isSet(graphs))

@@ -2,6 +2,7 @@
 // the jobs each backend passed, failures with their reasons, and the noise rule of the verdict.
 #include "analysis/Suite.h"
 
+#include "TestData.h"
 #include "codec/Json.h"
 
 #include <cmath>
@@ -13,23 +14,9 @@ using namespace fusescope;
 
 namespace {
 
-// An ok run whose compiled samples are eager / `speedup`, each pair jittered by +-`spread`.
+// testdata::timedRun with a 2 s compile and half of eager's peak memory.
 BackendRun timedRun(const std::string& name, double speedup, double spread = 0.01, bool pass = true) {
-    BackendRun run;
-    run.name = name;
-    run.status = RunStatus::Ok;
-    for (int i = 0; i < 40; ++i) {
-        const double jitter = 1.0 + spread * ((i % 5) - 2) / 2.0;
-        run.eagerSamplesMs.push_back(10.0);
-        run.compiledSamplesMs.push_back(10.0 / speedup * jitter);
-    }
-    Accuracy a;
-    a.pass = pass;
-    a.maxAbs = pass ? 1e-6 : 0.3;
-    a.maxRel = pass ? 1e-5 : 0.2;
-    a.tolerance = 1e-3;
-    a.rule = "allclose";
-    run.accuracy = a;
+    BackendRun run = testdata::timedRun(name, speedup, spread, pass);
     run.compileSeconds = 2.0;
     run.peakMemoryBytes = 500;
     run.eagerPeakMemoryBytes = 1000;

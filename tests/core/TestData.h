@@ -4,6 +4,29 @@
 
 namespace fusescope::testdata {
 
+// An ok run whose compiled samples are eager / `speedup`, each pair jittered by +-`spread`.
+// Compile time 10 s, peak memory 1000 bytes.
+inline BackendRun timedRun(const std::string& name, double speedup, double spread = 0.01, bool pass = true) {
+    BackendRun run;
+    run.name = name;
+    run.status = RunStatus::Ok;
+    for (int i = 0; i < 40; ++i) {
+        const double jitter = 1.0 + spread * ((i % 5) - 2) / 2.0; // -spread .. +spread
+        run.eagerSamplesMs.push_back(10.0);
+        run.compiledSamplesMs.push_back(10.0 / speedup * jitter);
+    }
+    Accuracy a;
+    a.pass = pass;
+    a.maxAbs = pass ? 1e-6 : 0.3;
+    a.maxRel = pass ? 1e-5 : 0.2;
+    a.tolerance = 1e-3;
+    a.rule = "allclose";
+    run.accuracy = a;
+    run.compileSeconds = 10.0;
+    run.peakMemoryBytes = 1000;
+    return run;
+}
+
 // A small post-fusion stage: three scheduler nodes, two of them fused into one kernel.
 inline StageGraph fusedStage() {
     StageGraph s;
