@@ -272,6 +272,17 @@ def test_gui_bad_arguments_are_refused_before_any_display(gui, tmp_path):
     refused(gui(b"/tmp/bad\xffname.py"), "\\xff", "rename")
 
 
+def test_gui_starts_on_a_report_with_braced_backends_and_applies_graphs(gui, tmp_path):
+    # main() itself, as a user starts it: the --backends list read once (a braced entry is one
+    # row), the report opened before --graphs and --screenshot apply (off-screen platform).
+    shot = tmp_path / "s.png"
+    good = ROOT / "tests" / "fixtures" / "reports" / "good.fscope"
+    r = gui(good, "--backends", "inductor{fullgraph,dynamic=false},eager", "--graphs", "inductor",
+            "--screenshot", shot, env=no_display_env(QT_QPA_PLATFORM="offscreen"))
+    assert r.code == OK, r
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 # 4. Numeric options: finite, in range, whole where meant, short messages, usage exit code.
 
 BAD_NUMBERS = [
