@@ -1,7 +1,7 @@
 #include "BreaksPanel.h"
-#include "engine/ReportModel.h"
 
 #include "CodeHighlighter.h"
+#include "engine/ReportModel.h"
 
 #include <QDesktopServices>
 #include <QDir>

@@ -1,9 +1,9 @@
 #include "ComparisonModel.h"
-#include "engine/ReportModel.h"
 
 #include "analysis/ComparisonColumns.h"
 #include "analysis/Format.h"
 #include "analysis/RunWarnings.h"
+#include "engine/ReportModel.h"
 
 #include <QBrush>
 #include <QColor>

@@ -1,7 +1,7 @@
 #include "ModuleAssignPanel.h"
-#include "engine/ReportModel.h"
 
 #include "capture/Workload.h"
+#include "engine/ReportModel.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,4 +1,5 @@
 #include "RecommendationPanel.h"
+
 #include "engine/ReportModel.h"
 
 #include <QBrush>

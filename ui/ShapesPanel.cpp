@@ -1,9 +1,9 @@
 #include "ShapesPanel.h"
-#include "engine/ReportModel.h"
 
 #include "WorkloadOptions.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
+#include "engine/ReportModel.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -1,9 +1,6 @@
 // The main window over a saved report: every tab gets the report, and a kernel picked in the
 // trace table selects that kernel in the Graphs tab with the nodes it came from.
-#include "codec/Records.h"
 #include "MainWindow.h"
-#include "capture/CompileOptions.h"
-#include "engine/ReportModel.h"
 
 #include "BackendCharts.h"
 #include "ComparisonModel.h"
@@ -12,13 +9,16 @@
 #include "KernelTableModel.h"
 #include "StageCompareWidget.h"
 #include "TracePanel.h"
+#include "capture/CompileOptions.h"
+#include "codec/Records.h"
+#include "engine/ReportModel.h"
 #include "report/ReportFile.h"
 
 #include <QApplication>
-#include <QMessageBox>
-#include <QFileInfo>
-#include <QFile>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
@@ -95,7 +95,8 @@ private slots:
                              qPrintable(status));
                 continue;
             }
-            for (const char* tab : {"comparison", "graphs", "charts", "traces", "breaks", "shapes", "modules"}) {
+            for (const char* tab :
+                 {"comparison", "graphs", "charts", "traces", "breaks", "shapes", "modules"}) {
                 window.showTab(tab);
                 QVERIFY(!window.grab().isNull());
             }

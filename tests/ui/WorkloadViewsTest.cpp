@@ -98,7 +98,8 @@ Report workloadReport(const QString& sourceFile) {
     training.batchSize = 4;
     training.compileForwardSeconds = 2.5;
     training.compileBackwardSeconds = 4.25;
-    training.gradientAccuracy = Accuracy{2e-4, 3e-3, 0.9999, 1e-4, true, "allclose", 1e-2, "bf16", "pass", ""};
+    training.gradientAccuracy =
+        Accuracy{2e-4, 3e-3, 0.9999, 1e-4, true, "allclose", 1e-2, "bf16", "pass", ""};
     training.worstParameter = "encoder.0.weight";
     inductor.training = training;
     ShapeStudy study;

@@ -1,9 +1,9 @@
 #include "BackendCharts.h"
-#include "engine/ReportModel.h"
 
 #include "analysis/CompileTime.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/Summary.h"
+#include "engine/ReportModel.h"
 
 #include <QCheckBox>
 #include <QGridLayout>

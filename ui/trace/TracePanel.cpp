@@ -1,9 +1,9 @@
 #include "TracePanel.h"
-#include "engine/ReportModel.h"
 
 #include "KernelTableModel.h"
 #include "TimelineView.h"
 #include "TraceCompareWidget.h"
+#include "engine/ReportModel.h"
 #include "trace/ChromeTraceExport.h"
 #include "trace/KernelLinks.h"
 #include "trace/KernelStats.h"
