@@ -1,6 +1,7 @@
 #include "Suite.h"
 
 #include "Format.h"
+#include "LatencyStats.h"
 #include "Recommendation.h"
 #include "codec/Json.h"
 #include "codec/Reader.h"
@@ -44,12 +45,6 @@ double geomean(const std::vector<double>& values) {
     for (double v : values)
         sum += std::log(v);
     return std::exp(sum / static_cast<double>(values.size()));
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 std::string axesText(const json& axes) {
@@ -117,7 +112,7 @@ SuiteBackend totalsFor(const std::string& name, const std::vector<SuiteJob>& job
     }
     b.interval = hull;
     if (!compiles.empty())
-        b.medianCompileSeconds = median(compiles);
+        b.medianCompileSeconds = computeLatencyStats(compiles).median;
     if (!compressions.empty())
         b.memoryCompression = geomean(compressions);
     return b;
