@@ -4,7 +4,7 @@
 #include "LatencyStats.h"
 #include "RunWarnings.h"
 #include "trace/KernelLinks.h"
-#include "trace/KernelStats.h"
+#include "trace/TimeAttribution.h"
 
 #include <algorithm>
 #include <cmath>
@@ -175,30 +175,17 @@ std::vector<std::string> coveredNodes(const StageGraph& stage, const FusionGroup
 }
 
 // Per-iteration time of each kernel group ("stage key\n group id"), from the run's trace: the
-// traced names that link to that group alone. A name shared by several groups (aten::addmm on
-// the CPU profiler, called by three extern kernels) gives those groups no time, rather than a
-// guessed split.
+// calls KernelLinks links to that group (eventGroup), summed as TimeAttribution sums them. Two
+// extern groups of one op (aten::addmm called by three extern_kernels.addmm) each get the time of
+// their own calls, so extern kernels have a time too; a group no call links to has none.
 std::map<std::string, double> kernelTimes(const BackendRun& run) {
     std::map<std::string, double> out;
     if (!run.trace || run.trace->events.empty())
         return out;
-    const auto stages = afterFusionStages(run);
-    const KernelLinks links = linkKernelsToGroups(*run.trace, stages);
-    const KernelStatsTable table = computeKernelStats(*run.trace, KernelStatsOptions::forTrace(*run.trace));
-    std::set<std::string> shared;
-    for (const auto& row : table.rows) {
-        const auto* refs = links.groupsOf(row.label);
-        if (!refs || refs->empty())
-            continue;
-        if (refs->size() > 1) {
-            for (const auto& ref : *refs)
-                shared.insert(scopeOf(*ref.stage) + "\n" + ref.id);
-            continue;
-        }
-        out[scopeOf(*refs->front().stage) + "\n" + refs->front().id] += row.perIterationNs / 1e6;
-    }
-    for (const auto& key : shared)
-        out.erase(key);
+    const TimeAttribution attribution = attributeKernelTime(run);
+    for (const auto& [ref, ns] : attribution.groups)
+        if (ref.stage)
+            out[scopeOf(*ref.stage) + "\n" + ref.id] += ns / 1e6;
     return out;
 }
 

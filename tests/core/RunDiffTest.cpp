@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace fusescope;
 
@@ -237,6 +238,50 @@ TEST(RunDiff, MatchedKernelsCarryTraceTimes) {
         ASSERT_TRUE(m.timeDeltaMs) << m.a.name;
         EXPECT_NEAR(*m.timeDeltaMs, m.a.name == "cpp_fused_k_0" ? 0.1 : 0.0, 1e-9) << m.a.name;
     }
+}
+
+// Three extern groups of one op (aten::addmm on the CPU profiler): the name links to all three,
+// yet each call is linked to its own group (KernelLinks::eventGroup), so each extern kernel gets
+// the time of its calls instead of none.
+TEST(RunDiff, ExternKernelsSharingAnOpNameGetTheTimeOfTheirOwnCalls) {
+    auto withTrace = [](double firstMs) {
+        auto run = runWith(samples(5, 0.02), kernelStage({{"extern_kernels.addmm", {"addmm"}},
+                                                          {"cpp_fused_relu_0", {"relu"}},
+                                                          {"extern_kernels.addmm", {"addmm_1"}},
+                                                          {"extern_kernels.addmm", {"addmm_2"}}}));
+        KernelTrace t;
+        t.source = "cpu-profiler";
+        t.tracks = {{0, "thread 1", TrackKind::CpuThread}};
+        const int32_t mm = t.internName("aten::addmm"), relu = t.internName("cpp_fused_relu_0");
+        for (int it = 0; it < 2; ++it) {
+            const int64_t base = it * 10'000'000;
+            t.events.push_back({base, static_cast<int64_t>(firstMs * 1e6), 0, mm, EventKind::CpuOp, 0, it});
+            t.events.push_back({base + 2'000'000, 100'000, 0, relu, EventKind::Kernel, 0, it});
+            t.events.push_back({base + 3'000'000, 300'000, 0, mm, EventKind::CpuOp, 0, it});
+            t.events.push_back({base + 4'000'000, 50'000, 0, mm, EventKind::CpuOp, 0, it});
+        }
+        t.iterations = 2;
+        t.finalize();
+        run.trace = t;
+        return run;
+    };
+    const auto d = diffBackends(withTrace(0.4), withTrace(0.9));
+    ASSERT_EQ(d.kernels.matched.size(), 4u);
+    std::map<std::string, std::pair<double, double>> byNodes; // first node -> (time A, delta)
+    for (const auto& m : d.kernels.matched) {
+        ASSERT_TRUE(m.a.timeMs) << m.a.name << " " << m.a.nodes.at(0);
+        ASSERT_TRUE(m.timeDeltaMs) << m.a.name;
+        byNodes[m.a.nodes.at(0)] = {*m.a.timeMs, *m.timeDeltaMs};
+    }
+    EXPECT_NEAR(byNodes.at("addmm").first, 0.4, 1e-9);
+    EXPECT_NEAR(byNodes.at("addmm").second, 0.5, 1e-9);
+    EXPECT_NEAR(byNodes.at("addmm_1").first, 0.3, 1e-9);
+    EXPECT_NEAR(byNodes.at("addmm_1").second, 0.0, 1e-9);
+    EXPECT_NEAR(byNodes.at("addmm_2").first, 0.05, 1e-9);
+    EXPECT_NEAR(byNodes.at("relu").first, 0.1, 1e-9);
+    const auto j = toJson(d);
+    for (const auto& m : j["kernels"]["matched"])
+        EXPECT_TRUE(m["a"]["time_ms"].is_number()) << m.dump();
 }
 
 TEST(RunDiff, ReportsDiffByNameAndNameTheMissingBackend) {
