@@ -54,11 +54,11 @@ def fusescope(cli: str, model: pathlib.Path, extra: list[str]) -> dict:
             "threads": row["placement"]["threads"], "warnings": [w["code"] for w in row.get("warnings", [])]}
 
 
-def reference(python: str, model: pathlib.Path, threads: int, min_run_time: float) -> dict:
+def reference(python: str, model: pathlib.Path, threads: int, min_run_time: float, pin: str) -> dict:
     ref = run_json([python, str(HERE / "reference.py"), str(model), "--threads", str(threads),
-                    "--min-run-time", str(min_run_time)])
-    return {"eager_ms": ref["eager"]["median_ms"], "compiled_ms": ref["compiled"]["median_ms"],
-            "first_call_s": ref["first_call_s"]}
+                    "--min-run-time", str(min_run_time), *(["--pin", pin] if pin else [])])
+    return {"eager_ms": ref["eager"]["median_ms"], "eager_first_ms": ref["eager_first"]["median_ms"],
+            "compiled_ms": ref["compiled"]["median_ms"], "first_call_s": ref["first_call_s"]}
 
 
 def other_load() -> str:
@@ -81,9 +81,10 @@ def main() -> None:
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--fusescope-args", default="", help="extra compare arguments (e.g. '--min-runs 3' for a smoke run)")
     parser.add_argument("--json", dest="json_out", help="write every raw number here")
+    parser.add_argument("--pin", default="", help="bind both sides to these CPUs (FuseScope's --pin, os.sched_setaffinity)")
     options = parser.parse_args()
     python = python_of_build(pathlib.Path(options.cli).resolve())
-    extra = options.fusescope_args.split()
+    extra = options.fusescope_args.split() + (["--pin", options.pin] if options.pin else [])
     raw: dict[str, list[dict]] = {}
     for r in range(options.rounds):
         for name in options.models.split(","):
@@ -95,17 +96,19 @@ def main() -> None:
                     got["fs"] = fusescope(options.cli, model, extra)
                 else:
                     threads = got["fs"]["threads"] if "fs" in got else (raw[name][-1]["fs"]["threads"] if raw.get(name) else 1)
-                    got["ref"] = reference(python, model, threads, options.min_run_time)
+                    got["ref"] = reference(python, model, threads, options.min_run_time, options.pin)
             raw.setdefault(name, []).append(got)
             print(f"round {r + 1} {name}: {json.dumps(got)}", file=sys.stderr)
-    print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call | pairs | threads |")
-    print("|---|---|---|---|---|---|")
+    print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call "
+          "| reference eager: fresh process / after compile | pairs | threads |")
+    print("|---|---|---|---|---|---|---|")
     for name, rounds in raw.items():
         eager = [g["fs"]["eager_ms"] / g["ref"]["eager_ms"] for g in rounds]
         compiled = [g["fs"]["compiled_ms"] / g["ref"]["compiled_ms"] for g in rounds]
         compile_ratio = [g["fs"]["compile_s"] / g["ref"]["first_call_s"] for g in rounds]
+        fresh = [g["ref"]["eager_first_ms"] / g["ref"]["eager_ms"] for g in rounds]
         ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
-        print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} "
+        print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} | {spread(fresh)} "
               f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
     print(f"\nRatios: median over {options.rounds} rounds (min–max). {other_load()}.")
     if options.json_out:

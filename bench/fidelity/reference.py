@@ -3,12 +3,17 @@
 
 Loads a model file (build_model(), example_inputs()), sets torch's intra-op threads, and measures
 under torch.no_grad():
-  - eager latency with torch.utils.benchmark.Timer.blocked_autorange (median, IQR of blocks);
+  - eager latency with torch.utils.benchmark.Timer.blocked_autorange (median, IQR of blocks),
+    twice: right after the model is built (`eager_first`) and again after the compiled model was
+    timed (`eager`, the one compared). The first is kept to show how much a fresh process's state
+    moves an eager median (allocator and caches still warming): FuseScope times eager after warm-up
+    and compilation, interleaved with the backend, so the fair reference is the later one;
   - torch.compile(backend) first call in a fresh Inductor cache (the compile time a user pays);
   - the compiled model's latency with blocked_autorange.
+With --pin CPUS the process is bound to those CPUs before torch loads (as FuseScope's --pin does).
 Prints one JSON object. Used by fidelity.py; runnable alone:
 
-    reference.py MODEL.py [--backend inductor] [--threads 1] [--min-run-time 2]
+    reference.py MODEL.py [--backend inductor] [--threads 1] [--min-run-time 2] [--pin 1]
 """
 import argparse
 import importlib.util
@@ -19,13 +24,24 @@ import tempfile
 import time
 
 
+def parse_cpus(text: str) -> set[int]:
+    cpus: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model")
     parser.add_argument("--backend", default="inductor")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--min-run-time", type=float, default=2.0)
+    parser.add_argument("--pin", default="", help="CPU list such as 1 or 0-1 (os.sched_setaffinity)")
     options = parser.parse_args()
+    if options.pin:
+        os.sched_setaffinity(0, parse_cpus(options.pin))
     # A fresh, empty cache, set before torch is imported, as FuseScope's worker does.
     cache = tempfile.mkdtemp(prefix="fidelity-cache-")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
@@ -52,7 +68,8 @@ def main() -> None:
 
         for _ in range(3):
             eager()
-        result = {"threads": torch.get_num_threads(), "torch": torch.__version__, "eager": autorange(eager)}
+        result = {"threads": torch.get_num_threads(), "torch": torch.__version__,
+                  "affinity": sorted(os.sched_getaffinity(0)), "eager_first": autorange(eager)}
         compiled_model = torch.compile(model, backend=options.backend)
         start = time.perf_counter()
         compiled_model(*inputs)
@@ -64,6 +81,7 @@ def main() -> None:
         for _ in range(3):
             compiled()
         result["compiled"] = autorange(compiled)
+        result["eager"] = autorange(eager)
     json.dump(result, sys.stdout)
 
 
