@@ -24,6 +24,10 @@ def test_export_writes_loadable_files_and_eager_samples(tmp_path):
     assert reply["eager_runs_differ"] is None  # two eager calls agreed
     assert reply["placement"]["threads"] == 1 and reply["placement"]["threads_requested"] == 1
     module = torch.jit.load(reply["model_path"])
+    # the eager model as a user would ship it without a compiler: its state_dict, torch.save'd,
+    # i.e. the weights' bytes plus the container's (a few KiB)
+    weights = sum(t.numel() * t.element_size() for t in module.state_dict().values())
+    assert weights < reply["eager_model_bytes"] < weights + 16384, (weights, reply["eager_model_bytes"])
     data = torch.jit.load(reply["data_path"])
     with torch.no_grad():
         out = module(*data.inputs)

@@ -18,6 +18,7 @@ import torch
 
 from . import backends, memory
 from .capture.session import CaptureSession
+from .deployment import eager_model_bytes
 from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, WorkerError, describe
 from .export_torchscript import _TensorData, _tensors_only, _time_eager, apply_placement, eager_reference, load_announced
 from .request import DEFAULT_MEASURE
@@ -190,4 +191,5 @@ def export(request: dict, channel, scratch) -> None:
         # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
     channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path, eager_first_call_s=eager_first_call, runs=runs,
-                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed, **compiled)
+                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed,
+                 eager_model_bytes=eager_model_bytes(loaded.module), **compiled)

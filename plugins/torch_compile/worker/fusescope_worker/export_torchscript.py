@@ -11,6 +11,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from . import accuracy, memory, placement
+from .deployment import eager_model_bytes
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
 from .measure import SampleStream, timed_call
 from .models import load_model
@@ -148,4 +149,5 @@ def export(request: dict, channel) -> None:
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
     channel.send("torchscript_exported", model_path=model_path, data_path=data_path, method=method,
                  eager_peak_memory_bytes=eager_peak, script_error=why, eager_first_call_s=eager_first_call, runs=runs,
-                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed)
+                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed,
+                 eager_model_bytes=eager_model_bytes(loaded.module))
