@@ -35,13 +35,9 @@ def _serve(channel, scratch) -> int:
                 from .backends import list_backends
                 channel.send("backends", backends=list_backends())
                 break
-            if kind == "export_torchscript":  # the LibTorch family's request (docs/libtorch.md)
-                from .export_torchscript import export
-                export(request, channel)
-                break
-            if kind == "export_aoti":  # the LibTorch family's aot_inductor (docs/libtorch.md)
-                from .export_aoti import export as export_aoti
-                export_aoti(request, channel, scratch)
+            from .pipelines import EXPORTS
+            if kind in EXPORTS:  # the LibTorch family's artefacts (docs/libtorch.md, pipelines.py)
+                EXPORTS[kind].serve(request, channel, scratch)
                 break
             if kind != "run":
                 raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' "
@@ -58,7 +54,7 @@ def _serve(channel, scratch) -> int:
         except Exception as exc:  # a bug in the worker: still say so on the protocol
             channel.error(internal(exc).fields())
             break
-        from .run import run
+        from .pipelines import run
         try:
             code = run(run_request, channel, scratch)
         except SystemExit as exc:  # model code the run does not wrap (ModelExit covers the rest)

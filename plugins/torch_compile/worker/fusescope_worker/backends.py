@@ -83,7 +83,19 @@ def _nvfuser_failure(device: str) -> str | None:
     return "; ".join(problems) or None
 
 
+def _tvm_failure(device: str) -> str | None:
+    from . import tvm_relax  # imports no TVM until asked
+    return tvm_relax.unavailable_reason(device)
+
+
+# Names in torch's registry that FuseScope runs another way: name -> (family, why it cannot run).
+# `tvm`: FuseScope's Relax path (tvm_relax/, docs/tvm.md), not torch's relay-based backend.
+OWN_PATHS = {"tvm": ("tvm", _tvm_failure)}
+
+
 def _unavailable_reason(name: str, device: str) -> str | None:
+    if name in OWN_PATHS:
+        return OWN_PATHS[name][1](device)
     if name == NVFUSER:
         return _nvfuser_failure(device)
     if name == "inductor":
@@ -94,10 +106,6 @@ def _unavailable_reason(name: str, device: str) -> str | None:
         return _cuda_failure()
     if name in ("openxla", "openxla_eval"):
         return _import_failure("torch_xla", "torch_xla.core.dynamo_bridge")
-    if name == "tvm":
-        # --- tvm: run through TVM Relax (tvm_relax/, docs/tvm.md), not torch's relay-based backend ---
-        from . import tvm_relax
-        return tvm_relax.unavailable_reason(device)
     return None
 
 
@@ -139,8 +147,7 @@ def list_backends(device: str = "cpu") -> list[dict]:
     listed = []
     for name in names():
         reason = _entry_point_failure(name) or _unavailable_reason(name, device)
-        # `tvm` runs FuseScope's Relax path (tvm_relax/), not torch.compile: its own family.
-        family = "tvm" if name == "tvm" else FAMILY
+        family = OWN_PATHS[name][0] if name in OWN_PATHS else FAMILY
         listed.append({"name": name, "family": family, "available": reason is None,
                        "reason": reason, "tags": _tags(name)})
     return listed

@@ -276,7 +276,7 @@ def compile_with_capture(run, stack, plain, capture_compile):
     run.progress("compile", 0.0, f"compiling with {run.backend} (first call, timed without capture)")
     failure = None
     try:
-        run.result.update(plain())
+        run.record(**plain())
     except Exception as exc:  # the first call's WorkerError; bad options are refused outright
         if getattr(exc, "code", None) == BAD_REQUEST:
             raise

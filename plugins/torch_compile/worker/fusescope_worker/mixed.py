@@ -77,10 +77,7 @@ class Part:
 
 # -- the request ----------------------------------------------------------------------------
 def _assign(request) -> dict | None:
-    workload = getattr(request, "workload", None)
-    if workload is None:
-        return None
-    return (workload if isinstance(workload, dict) else vars(workload)).get("assign")
+    return request.workload.get("assign")
 
 
 def split_backend(value: str) -> tuple[str, str | None]:
@@ -322,8 +319,8 @@ def _first_call(run, parts: list[Part], hooks: list, model) -> None:
 
 def compile(run, stack, sync):
     """Timed and warm plain compiles of the mixed model, then the capturing one, measured
-    (compile_timing.py); fills result compile times, assign, parts (per-part times are the
-    timed compile's)."""
+    (compile_timing.py); records the result's compile times, assign and parts (per-part times are
+    the timed compile's) through run.record()."""
     from .compile_timing import compile_with_capture, plain_compiles
     from .shapes import quiet_session
     request, options = run.request, run.request.options
@@ -332,8 +329,9 @@ def compile(run, stack, sync):
     run.progress("compile", 0.0, "compiling " + ", ".join(f"{p.name} with {p.label}" for p in parts)
                  + " (first call; the rest eager)")
     stack.enter_context(torch._dynamo.config.patch(recompile_limit=_recompile_limit() + len(parts)))
-    run.result.update(assign=dict(assign), parts=None)
+    run.record(assign=dict(assign), parts=None)
     timed_parts: list[dict] = []
+    captured: list[dict] = []  # the capturing compile's parts
     plain = {}
 
     def make_plain():
@@ -341,7 +339,7 @@ def compile(run, stack, sync):
         plain["hooks"] = []
         for part in plain["parts"]:
             part.session = quiet_session(part.backend)
-        run.session = MixedSession(plain["parts"], [])
+        run.use_session(MixedSession(plain["parts"], []))
         return build(run.loaded.module, plain["parts"], lambda part, sub: _wrap(part, sub, options, sync,
                                                                                  plain["hooks"]))
 
@@ -350,16 +348,14 @@ def compile(run, stack, sync):
         if not timed_parts:
             timed_parts.extend(p.entry() for p in plain["parts"])
     compiled = compile_with_capture(run, stack, lambda: plain_compiles(sync, make_plain, call),
-                                    lambda: _capture_compile(run, stack, sync, parts))
+                                    lambda: _capture_compile(run, stack, sync, parts, captured))
     timed = {entry["module"]: entry for entry in timed_parts}
-    for entry in run.result["parts"] or []:
-        if entry["module"] in timed:
-            for key in ("compile_s", "first_call_s"):
-                entry[key] = timed[entry["module"]][key]
+    run.record(parts=[{**entry, **{key: timed[entry["module"]][key] for key in ("compile_s", "first_call_s")}}
+                      if entry["module"] in timed else entry for entry in captured])
     return compiled
 
 
-def _capture_compile(run, stack, sync, parts: list[Part]):
+def _capture_compile(run, stack, sync, parts: list[Part], captured: list):
     capture = run.request.capture
     graphs: list = []
     stages_wanted, code_wanted = bool(capture.get("stages", True)), bool(capture.get("code", True))
@@ -379,7 +375,8 @@ def _capture_compile(run, stack, sync, parts: list[Part]):
         if run.wants_trace:
             from .tracing import profiler
             stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
-    run.session = MixedSession(parts, graphs)
+    session = MixedSession(parts, graphs)
+    run.use_session(session)
     hooks = []
     model = build(run.loaded.module, parts, lambda part, sub: _wrap(part, sub, run.request.options, sync, hooks))
     start = time.perf_counter()
@@ -387,11 +384,12 @@ def _capture_compile(run, stack, sync, parts: list[Part]):
         _first_call(run, parts, hooks, model)
         sync()
     finally:
-        run._record_graphs()
-        run.result["parts"] = [p.entry() for p in parts]
-    for session in sessions:
-        session.first_call_done = True
-    run.result.update(capture_s=time.perf_counter() - start, compile_capture_overhead_s=run.session.overhead_ns / 1e9)
+        run.record_graphs()
+        captured[:] = [p.entry() for p in parts]
+        run.record(parts=list(captured))  # a failed first call reports the parts as they stand
+    for part_session in sessions:
+        part_session.first_call_done = True
+    run.record(capture_s=time.perf_counter() - start, compile_capture_overhead_s=session.overhead_ns / 1e9)
     return model
 
 
@@ -418,17 +416,14 @@ def _first_call_error(run, parts: list[Part], exc: Exception) -> WorkerError:
 def finish(run) -> None:
     """Parts' graph counts as of the end of the run (recompiles while measuring included), so
     they add up to result.graphs."""
-    if run.backend == "mixed" and isinstance(run.session, MixedSession) and run.result.get("parts"):
-        by_name = {p.name: p for p in run.session.parts}
-        for entry in run.result["parts"]:
-            entry["graphs"] = by_name[entry["module"]].session.part_graphs
+    by_name = {p.name: p for p in run.session.parts}
+    run.record(parts=[{**entry, "graphs": by_name[entry["module"]].session.part_graphs}
+                      for entry in run.result["parts"]])
 
 
 # -- shape lists on a mixed model ---------------------------------------------------------
 def shape_factory(run):
-    """make(dynamic) -> (model, tracker) for shapes.run_phase; None when the run is not mixed."""
-    if run.backend != "mixed":
-        return None
+    """make(dynamic) -> (model, tracker) for shapes.run_phase."""
     from . import shapes
     assign = _assign(run.request)
     options = run.request.options

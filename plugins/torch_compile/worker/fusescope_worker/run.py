@@ -1,11 +1,12 @@
-"""One `run` request: load, eager reference, compile with stage capture, measure, memory,
-accuracy, result (docs/protocol.md, docs/measurement.md). Inference only, under no_grad."""
+"""The inference workload of a `run` request, and the driver every workload runs: load, eager
+reference, compile with stage capture (through the request's compiler, pipelines.py), measure,
+memory, accuracy, result (docs/protocol.md, docs/measurement.md). Inference runs under no_grad."""
 import contextlib
 import time
 
 import torch
 
-from . import accuracy, backends, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
+from . import accuracy, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
 from .machine_probe import MachineWatch
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
@@ -27,10 +28,15 @@ TRACE_ITERATIONS = 5
 
 
 class Run:
-    def __init__(self, request, channel, scratch):
+    """The inference workload. `compiler` is the request's (pipelines.Compiler): it builds the
+    measured callable and reports through record(), use_session() and record_graphs()."""
+    WORKLOAD = "inference"
+
+    def __init__(self, request, channel, scratch, compiler):
         self.request = request
         self.channel = channel
         self.scratch = scratch
+        self.compiler = compiler
         self.backend = request.backend
         self.loaded = None
         self.session = None
@@ -43,10 +49,19 @@ class Run:
                        "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
                        "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
                        "options": request.options,
-                       "workload": getattr(request, "workload", None), "training": None,
+                       "workload": request.workload, "training": None,
                        "shapes": None, "assign": None, "parts": None,  # shapes.py, mixed.py
                        "notes": [],  # notes.py
                        "placement": None, "warnings": []}  # placement.py; machine_check.py
+
+    # -- what a compiler reports (pipelines.py) ------------------------------------------------
+    def record(self, **fields) -> None:
+        """Result fields a compiler measured (compile times, its graphs, its memory figures)."""
+        self.result.update(fields)
+
+    def use_session(self, session) -> None:
+        """The capture session whose graphs, recompiles and compile error the run reports."""
+        self.session = session
 
     def progress(self, phase: str, within: float, message: str) -> None:
         start, end = PHASES[phase]
@@ -143,13 +158,13 @@ class Run:
         except Exception as exc:
             raise self._first_call_error(exc) from exc
         finally:
-            self._record_graphs()
+            self.record_graphs()
         session.first_call_done = True
         self.result.update(capture_s=time.perf_counter() - start,
                            compile_capture_overhead_s=session.overhead_ns / 1e9)
         return compiled
 
-    def _cudagraph_watch(self, stack, device: torch.device):
+    def cudagraph_watch(self, stack, device: torch.device):
         """Watches CUDA-graph skips when the options ask for CUDA graphs (notes.py)."""
         if not notes.wants_cudagraphs(self.backend, self.request.options):
             return None
@@ -169,8 +184,8 @@ class Run:
         return WorkerError(RUN_FAILED, f"{self.request.model} compiled with {self.backend} raised when run: "
                            f"{describe(exc)}", file=self.loaded.file, backend=self.backend)
 
-    def _record_graphs(self) -> None:
-        count, reasons = graph_breaks.summary(getattr(self.session, "graphs", None))
+    def record_graphs(self) -> None:
+        count, reasons = graph_breaks.summary(self.session.graphs)
         self.result.update(graphs=len(self.session.graphs), graph_breaks=count, break_reasons=reasons,
                            recompiles=self.session.compiles_after_first_call)
 
@@ -232,52 +247,46 @@ class Run:
                                                    **precision.accuracy_options(self.request))
 
     # -- driver ---------------------------------------------------------------------------
+    def check_workload(self) -> None:
+        """Request checks of the workload itself, before the model loads (none for inference)."""
+
     def execute(self) -> str | None:
         """Run and send the result; the error code when the run failed."""
         try:
             with contextlib.ExitStack() as stack, torch.no_grad():
                 # First: CPU affinity and threads, before the model loads (placement.py).
-                self.result["placement"] = placement.apply(getattr(self.request, "placement", None) or {})
+                self.result["placement"] = placement.apply(self.request.placement)
                 if self.request.options.get("cache") == "warm":
                     self.scratch.use_warm_cache()
                 self.result["cache"] = self.scratch.cache
                 device = devices.resolve(self.request.device, self.backend)
                 shapes.check_request(self.request)
                 mixed.check_request(self.request)  # workload.assign: torch.compile backends, backend "mixed"
-                if self.backend != "mixed":
-                    backends.check(self.backend, self.request.device)
+                compiler = self.compiler
+                compiler.check(self.request)  # backend_unavailable with the reason
                 sync = devices.synchronizer(device)
                 stack.enter_context(precision.autocast(self.request, device, self.backend))
+                refusal = compiler.refusal(self.WORKLOAD)  # a pair this worker does not run (pipelines.py)
+                if refusal is not None:
+                    raise refusal.error(self.backend)
+                self.check_workload()
                 self.load(device)
                 eager_out, fp64_out = self.eager_reference(sync)
-                watch = None  # CUDA-graph skips, when the options ask for CUDA graphs (notes.py)
-                # --- tvm: TVM Relax instead of torch.compile (tvm_relax/, docs/tvm.md) ---
-                if self.backend == "tvm":
-                    from . import tvm_relax
-                    compiled = tvm_relax.backend.compile(self, sync)
-                elif self.backend == "mixed":  # per-submodule backends (mixed.py)
-                    compiled = mixed.compile(self, stack, sync)
-                else:
-                    watch = self._cudagraph_watch(stack, device)
-                    compiled = self.compile(stack, sync)
+                watch = compiler.watch_cudagraphs(self, stack, device)  # CUDA-graph skips (notes.py)
+                compiled = compiler.compile(self, stack, sync)
                 self.measure_latency(compiled, sync)
-                if self.backend == "tvm":
-                    tvm_relax.backend.measure_memory(self, compiled, device)
-                    if self.wants_trace:
-                        tvm_relax.backend.no_trace(self)
-                else:
-                    self.measure_memory(compiled, device)
-                    if self.wants_trace:
-                        self.record_trace(compiled, device, sync)
-                # --- end tvm ---
+                compiler.measure_memory(self, compiled, device)
+                if self.wants_trace:
+                    compiler.record_trace(self, compiled, device, sync)
                 self.check_accuracy(compiled, eager_out, fp64_out)
                 if watch is not None:
                     watch.stop()
                     self.result["notes"] += watch.notes()
-                self._record_graphs()
-                mixed.finish(self)
+                self.record_graphs()
+                compiler.finish(self)
                 if shapes.requested(self.request):  # after the main result is complete (shapes.py)
-                    self.result["shapes"] = shapes.run_phase(self, device, sync, mixed.shape_factory(self))
+                    self.result["shapes"] = shapes.run_phase(self, device, sync, compiler.shape_factory(self),
+                                                            compiler.shapes_error)
                 self.result["status"] = "ok"
         except WorkerError as error:
             self._fail(error)
@@ -297,10 +306,3 @@ class Run:
                                                              precision.of(self.request))
         self.result["status"] = "failed"
         self.result["error"] = fields
-
-
-def run(request, channel, scratch) -> str | None:
-    if precision.mode_of(request) == "training":  # workload.mode: training steps (training.py)
-        from .training import TrainingRun
-        return TrainingRun(request, channel, scratch).execute()
-    return Run(request, channel, scratch).execute()

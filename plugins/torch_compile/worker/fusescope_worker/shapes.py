@@ -232,12 +232,13 @@ def plain_factory(run):
     return make
 
 
-def run_phase(run, device: torch.device, sync, make=None) -> dict:
-    """Feed every input set to a fresh dynamic=False and a fresh dynamic=True compile."""
+def run_phase(run, device: torch.device, sync, make=None, unsupported: str | None = None) -> dict:
+    """Feed every input set to a fresh dynamic=False and a fresh dynamic=True compile; `make`
+    builds them (plain_factory by default); `unsupported`: why the run's compiler has no shape
+    phase (its Compiler.shapes_error, pipelines.py)."""
     sets = requested(run.request)
-    if run.backend == "tvm":
-        return {"sets": sets, "runs": [], "measure": None,
-                "error": "shape lists compile with torch.compile; tvm runs through TVM Relax (docs/tvm.md)"}
+    if unsupported is not None:
+        return {"sets": sets, "runs": [], "measure": None, "error": unsupported}
     make = make or plain_factory(run)
     settings = settings_for(run.request.measure)
     runs = []

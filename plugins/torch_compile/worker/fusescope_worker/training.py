@@ -33,8 +33,7 @@ from . import accuracy, measure, memory, precision, reference, shapes
 from .capture.backend_wrapper import CapturingBackend
 from .capture.backward import TrainingCaptureSession, lazy_compile_scope
 from .machine_probe import MachineWatch
-from .errors import (BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED,
-                     WorkerError, describe)
+from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED, WorkerError, describe
 from .compile_timing import TimerEvents, breakdown, compile_with_capture, fresh_state
 from .run import PHASES, Run
 
@@ -43,9 +42,6 @@ STEP_SEED = 1234
 PROBE_SEEDS = (11, 12)
 LOSS = "mean of squares of the float outputs"
 BACKWARD_TIMER = "backward._backward_impl"  # torch's dynamo_timed key around the lazy backward compile
-
-TVM_REASON = ("FuseScope's TVM path compiles an inference program (torch.export -> Relax -> the Relax VM): "
-              "it has no backward graph and produces no gradients")
 
 
 def _floating(outputs) -> list[torch.Tensor]:
@@ -139,8 +135,11 @@ class Marks:
 
 
 class TrainingRun(Run):
-    def __init__(self, request, channel, scratch):
-        super().__init__(request, channel, scratch)
+    """The training workload (pipelines.py): torch.compile only; mixed and tvm are refused there."""
+    WORKLOAD = "training"
+
+    def __init__(self, request, channel, scratch, compiler):
+        super().__init__(request, channel, scratch, compiler)
         self.precision = precision.of(request)
         self.tolerance = precision.tolerance(self.precision, "training")
         self.device = None
@@ -154,17 +153,13 @@ class TrainingRun(Run):
                          "gradient_accuracy": None}
         self.result["training"] = self.training
 
-    # -- load: refuse what cannot train, make the two private copies --------------------------
-    def load(self, device: torch.device):
-        if self.backend == "tvm":
-            raise WorkerError(BACKEND_UNAVAILABLE, f"tvm: training mode is not supported: {TVM_REASON}",
-                              backend=self.backend)
-        if self.backend == "mixed" or self.request.workload.get("assign"):
-            raise WorkerError(BAD_REQUEST, "workload.mode \"training\" does not combine with backend \"mixed\" "
-                              "(workload.assign) in this worker", backend=self.backend)
+    # -- refuse what cannot train, load, make the two private copies -------------------------
+    def check_workload(self) -> None:
         if self.request.workload.get("shapes"):
             raise WorkerError(BAD_REQUEST, "workload.shapes is measured in inference mode only; "
                               "drop it or use workload.mode \"inference\"", backend=self.backend)
+
+    def load(self, device: torch.device):
         super().load(device)
         self.device = device
         loaded = self.loaded
@@ -373,7 +368,7 @@ class TrainingRun(Run):
             session.finish_backward(error=exc if error.code == COMPILE_FAILED else None)
             raise error from exc
         finally:
-            self._record_graphs()
+            self.record_graphs()
         session.first_call_done = True
         session.finish_backward()
         forward_s, forward_overhead = marks.span("start", "forward")

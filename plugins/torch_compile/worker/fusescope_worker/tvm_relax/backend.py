@@ -1,9 +1,9 @@
 """Compile one loaded model with TVM Relax, capturing a stage after each fusion-related pass
-(docs/tvm.md). Called by run.py for backend `tvm` in place of torch.compile; everything after
-the compile (latency, accuracy) uses the callable returned here exactly as other backends'."""
+(docs/tvm.md). The `tvm` compiler of pipelines.py (TvmRelax) calls it in place of torch.compile;
+everything after the compile (latency, accuracy) uses the callable returned here exactly as other
+backends'. What it measures goes to the run through run.record() and run.use_session()."""
 import ctypes
 import time
-import types
 
 import torch
 from torch.utils import _pytree as pytree
@@ -202,22 +202,29 @@ class Compiler:
                               f"{describe(exc)}", file=loaded.file, backend="tvm") from exc
         first_call = time.perf_counter() - start
         overhead = self.overhead_ns / 1e9
-        self.run.result.update(first_call_s=first_call, compile_capture_overhead_s=overhead,
-                               compile_s=max(first_call - overhead, 0.0), graphs=1, graph_breaks=0,
-                               break_reasons=[], recompiles=0,
-                               tvm={"version": tvm.__version__, "target": TARGET,
-                                    "frontend": "tvm.relax.frontend.torch.from_exported_program",
-                                    "passes": ["DispatchSampling", "DispatchSortScan", "LegalizeOps",
-                                               "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"],
-                                    "step_s": dict(self.timings)})
+        self.run.record(first_call_s=first_call, compile_capture_overhead_s=overhead,
+                        compile_s=max(first_call - overhead, 0.0), graphs=1, graph_breaks=0,
+                        break_reasons=[], recompiles=0,
+                        tvm={"version": tvm.__version__, "target": TARGET,
+                             "frontend": "tvm.relax.frontend.torch.from_exported_program",
+                             "passes": ["DispatchSampling", "DispatchSortScan", "LegalizeOps",
+                                        "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"],
+                             "step_s": dict(self.timings)})
         return compiled
+
+
+class ExportedSession:
+    """What the run's graph summary reads of a session: one exported graph, no Dynamo, so never a
+    recompile and no Dynamo compile error."""
+    graphs = [0]
+    compiles_after_first_call = 0
+    compile_error = None
 
 
 def compile(run, sync) -> TvmCompiled:
     """Export, convert, fuse (capturing stages), build, and make the first call."""
     run.progress("compile", 0.0, "compiling with tvm (Relax, target llvm)")
-    # run.py's graph summary reads these: one exported graph, no Dynamo, so never a recompile.
-    run.session = types.SimpleNamespace(graphs=[0], compiles_after_first_call=0, compile_error=None)
+    run.use_session(ExportedSession())
     return Compiler(run, sync).compile()
 
 
@@ -269,25 +276,19 @@ def vm_storage_peak(compiled: TvmCompiled, call) -> dict:
     return {"peak": state["peak"], "allocs": state["allocs"], "allocated": state["allocated"]}
 
 
-def measure_memory(run, compiled, device) -> None:
-    """Eager's peak as for every backend; TVM's from the VM's own storage (docs/tvm.md, Memory)."""
-    from .. import memory
-    run.progress("memory", 0.0, "peak memory of one eager call")
-    eager_peak, eager_method = memory.peak_bytes(lambda: run.loaded(), device)
-    run.progress("memory", 0.5, "peak Relax VM storage of one tvm call")
+def memory_fields(compiled: TvmCompiled, call, eager_peak, eager_method) -> dict:
+    """The memory fields of a tvm run: eager's peak as for every backend, TVM's from the VM's own
+    storage during `call` (docs/tvm.md, Memory)."""
     try:
-        stats = vm_storage_peak(compiled, lambda: run.loaded(compiled))
+        stats = vm_storage_peak(compiled, call)
     except Exception as exc:
-        run.result.update(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=None,
-                          memory_method=eager_method, eager_memory_method=eager_method,
-                          memory_unavailable_reason=f"VM storage instrument failed: {describe(exc)}")
-        return
-    run.result.update(eager_peak_memory_bytes=eager_peak, eager_memory_method=eager_method,
-                      peak_memory_bytes=stats["peak"], memory_method=MEMORY_METHOD, memory_note=MEMORY_NOTE,
-                      tvm_memory={"storage_allocs": stats["allocs"],
-                                  "storage_bytes_allocated": stats["allocated"]})
+        return dict(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=None, memory_method=eager_method,
+                    eager_memory_method=eager_method,
+                    memory_unavailable_reason=f"VM storage instrument failed: {describe(exc)}")
+    return dict(eager_peak_memory_bytes=eager_peak, eager_memory_method=eager_method,
+                peak_memory_bytes=stats["peak"], memory_method=MEMORY_METHOD, memory_note=MEMORY_NOTE,
+                tvm_memory={"storage_allocs": stats["allocs"], "storage_bytes_allocated": stats["allocated"]})
 
 
-def no_trace(run) -> None:
-    run.result["trace"] = {"source": "cpu-profiler",
-                           "error": "the PyTorch profiler does not see TVM's kernels (no TVM tracer in FuseScope)"}
+NO_TRACE = {"source": "cpu-profiler",
+            "error": "the PyTorch profiler does not see TVM's kernels (no TVM tracer in FuseScope)"}

@@ -1,0 +1,143 @@
+"""The worker's pipelines (fusescope_worker/pipelines.py, docs/architecture.md "Worker pipelines"):
+the registry of workload x compiler pairs, the import graph without cycles, and compilers that
+report through the run's methods instead of writing into it."""
+import ast
+import pathlib
+
+import pytest
+
+from conftest import FAST_MEASURE, WORKER_DIR, run_worker
+from fusescope_worker import errors, pipelines
+
+PACKAGE = WORKER_DIR / "fusescope_worker"
+
+
+def test_registry_lists_every_workload_and_compiler_pair_with_its_refusal():
+    table = {pair: (refusal.code if refusal else None) for pair, refusal in pipelines.pairs().items()}
+    assert table == {
+        ("inference", "torch_compile"): None, ("inference", "mixed"): None, ("inference", "tvm"): None,
+        ("inference", "export_torchscript"): None, ("inference", "export_aoti"): None,
+        ("training", "torch_compile"): None,
+        ("training", "mixed"): errors.BAD_REQUEST,
+        ("training", "tvm"): errors.BACKEND_UNAVAILABLE,
+        ("training", "export_torchscript"): errors.BAD_REQUEST,
+        ("training", "export_aoti"): errors.BAD_REQUEST,
+    }
+    assert set(pipelines.WORKLOADS) == {w for w, _ in table}
+    for refusal in pipelines.pairs().values():
+        assert refusal is None or refusal.code in errors.SENT_BY_WORKER
+
+
+def test_backends_map_to_their_compiler_and_workloads_to_their_class():
+    assert pipelines.compiler_for("tvm").name == "tvm"
+    assert pipelines.compiler_for("mixed").name == "mixed"
+    for name in ("inductor", "eager", "aot_eager", "nvfuser", "some_entry_point_backend"):
+        assert pipelines.compiler_for(name).name == "torch_compile"
+    assert pipelines.workload_class("inference").WORKLOAD == "inference"
+    assert pipelines.workload_class("training").WORKLOAD == "training"
+
+
+def _imports(path: pathlib.Path, root: pathlib.Path = WORKER_DIR) -> set[str]:
+    """Modules under `root` that `path` imports, at module level or inside functions."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    package = parts[:-1]  # an __init__.py's package is its folder, as any module's
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            target = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            for alias in node.names:  # `from . import mixed` names a module, `from .run import Run` does not
+                found.add(".".join(target + [alias.name]) if _exists(root, target + [alias.name])
+                          else ".".join(target))
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == parts[0]}
+    own = ".".join(parts).removesuffix(".__init__")
+    # A submodule's import of its own package (models.demos: `from . import LoadedModel`) is no
+    # edge: Python initialises the package before any submodule of it anyway.
+    return {m for m in found if _exists(root, m.split(".")) and m != own and not own.startswith(m + ".")}
+
+
+def _exists(root: pathlib.Path, parts: list[str]) -> bool:
+    path = root.joinpath(*parts)
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = ".".join(path.relative_to(WORKER_DIR).with_suffix("").parts).removesuffix(".__init__")
+        graph[name] = _imports(path)
+    return graph
+
+
+def test_worker_modules_import_no_cycle():
+    graph = _graph()
+    assert "fusescope_worker.training" in graph["fusescope_worker.pipelines"]
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    # the workloads and compilers never reach back to the registry
+    for name in ("run", "training", "mixed", "compile_timing", "shapes", "tvm_relax.backend"):
+        assert "fusescope_worker.pipelines" not in graph[f"fusescope_worker.{name}"], name
+
+
+def test_cycle_check_sees_a_cycle_through_a_function_level_import(tmp_path):
+    """The check above cannot pass vacuously: run.py importing training.py lazily is a cycle to it."""
+    source = (PACKAGE / "run.py").read_text() + "\n\ndef _lazy():\n    from .training import TrainingRun\n"
+    fake = tmp_path / "fusescope_worker"
+    fake.mkdir()
+    (fake / "run.py").write_text(source)
+    (fake / "training.py").write_text((PACKAGE / "training.py").read_text())
+    assert "fusescope_worker.training" in _imports(fake / "run.py", tmp_path)
+    assert "fusescope_worker.run" in _imports(fake / "training.py", tmp_path)
+
+
+COMPILER_MODULES = ("mixed.py", "compile_timing.py", "shapes.py", "pipelines.py", "tvm_relax/backend.py")
+
+
+@pytest.mark.parametrize("name", COMPILER_MODULES)
+def test_compilers_report_through_the_runs_methods(name):
+    """No `run.x = ...`, `run.result[...] = ...` or `run.result.update(...)` outside the workloads."""
+    offences = []
+    for node in ast.walk(ast.parse((PACKAGE / name).read_text())):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            root = target.value if isinstance(target, ast.Subscript) else target
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                if isinstance(root.value, ast.Name) and root.value.id == "run":
+                    offences.append(f"line {node.lineno}: assigns {ast.unparse(target)}")
+                    break
+                root = root.value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            owner = ast.unparse(node.func.value)
+            if owner.startswith(("run.result", "self.run.result")):
+                offences.append(f"line {node.lineno}: {owner}.update(...)")
+    assert not offences, offences
+
+
+def test_backend_dispatch_has_no_string_markers():
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text()
+        assert "--- end tvm ---" not in text and "--- tvm:" not in text, path
+
+
+def test_export_request_for_training_is_refused_before_loading_anything(tmp_path):
+    r = run_worker({"type": "export_torchscript", "id": "x", "model": "demo:mlp", "out_dir": str(tmp_path),
+                    "workload": {"mode": "training"}, "measure": FAST_MEASURE})
+    error = r.one("error")
+    assert error["code"] == errors.BAD_REQUEST and "inference only" in error["message"], r
+    assert not r.of_type("model") and r.returncode == 3, r
