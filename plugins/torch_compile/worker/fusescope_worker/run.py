@@ -6,7 +6,7 @@ import time
 
 import torch
 
-from . import accuracy, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
+from . import accuracy, accuracy_bisect, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
 from .machine_probe import MachineWatch
 from .capture import graph_breaks
 from .capture.backend_wrapper import CapturingBackend
@@ -139,6 +139,7 @@ class Run:
         session = CaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
                                  code_wanted=bool(capture.get("code", True)),
                                  on_capture=lambda message: self.progress("capture", 0.5, message))
+        session.keep_graphs = accuracy_bisect.budget_of(self.request) is not None  # accuracy_bisect.py
         self.session = session
         if self.backend == "inductor" and (session.stages_wanted or session.code_wanted):
             from torch._inductor import config as inductor_config
@@ -245,6 +246,7 @@ class Run:
                              f"{self.request.model} compiled with {self.backend}")
         self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out,
                                                    **precision.accuracy_options(self.request))
+        accuracy_bisect.after_accuracy(self)  # on request, when it failed (accuracy_bisect.py)
 
     # -- driver ---------------------------------------------------------------------------
     def check_workload(self) -> None:

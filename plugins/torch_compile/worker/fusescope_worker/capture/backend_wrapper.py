@@ -51,6 +51,9 @@ class CapturingBackend:
 
     def __call__(self, gm, example_inputs):
         record = self.session.begin_graph(gm)
+        if getattr(self.session, "keep_graphs", False):  # accuracy bisect asked for (accuracy_bisect.py)
+            from ..accuracy_bisect import keep
+            keep(record, gm, example_inputs)
         try:
             compiled = self.delegate(gm, example_inputs)
         except _RESTART as exc:

@@ -39,6 +39,8 @@ class GraphRecord:
         self.debug_dirs: list[str | None] = []
         self.cache_hits_before = _cache_hits()
         self.pending: list[tuple[float, str, dict]] = []  # (order, message type, fields)
+        self.bisect_graph = None  # (graph copy, first inputs) when the bisect is asked for
+        self.kept_stages: list[dict] = []
 
 
 class CaptureSession:
@@ -55,6 +57,7 @@ class CaptureSession:
         self.first_call_done = False
         self.compiles_after_first_call = 0
         self.compile_error: BaseException | None = None
+        self.keep_graphs = False  # graphs, inputs and stages kept for the accuracy bisect
 
     @property
     def fuses(self) -> bool:
@@ -70,6 +73,8 @@ class CaptureSession:
 
     def _send(self, record: GraphRecord, stage: dict) -> None:
         record.sent.add(stage["name"])
+        if self.keep_graphs:  # the accuracy bisect maps a node to its kernel (accuracy_bisect.py)
+            record.kept_stages.append(stage)
         if self.stages_wanted:
             record.pending.append((stages.ORDER.index(stage["name"]), "stage", {"stage": stage}))
 
