@@ -33,6 +33,10 @@ def test_backends_map_to_their_compiler_and_workloads_to_their_class():
     assert pipelines.compiler_for("mixed").name == "mixed"
     for name in ("inductor", "eager", "aot_eager", "nvfuser", "some_entry_point_backend"):
         assert pipelines.compiler_for(name).name == "torch_compile"
+    for precision in ("bf16", "fp16"):  # autocast refusals are the compiler's too
+        assert pipelines.compiler_for("tvm").precision_refusal(precision).code == errors.BACKEND_UNAVAILABLE
+        assert pipelines.compiler_for("inductor").precision_refusal(precision) is None
+    assert pipelines.compiler_for("tvm").precision_refusal("fp32") is None
     assert pipelines.workload_class("inference").WORKLOAD == "inference"
     assert pipelines.workload_class("training").WORKLOAD == "training"
 
@@ -127,6 +131,17 @@ def test_compilers_report_through_the_runs_methods(name):
             if owner.startswith(("run.result", "self.run.result")):
                 offences.append(f"line {node.lineno}: {owner}.update(...)")
     assert not offences, offences
+
+
+def test_torch_compile_is_called_in_one_place():
+    """The compile set-up (backend construction, Inductor hooks, torch.compile) lives in
+    compile_timing.py; the workloads and compilers call it."""
+    callers = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "torch.compile":
+                callers.append(path.name)
+    assert callers == ["compile_timing.py"], callers
 
 
 def test_backend_dispatch_has_no_string_markers():

@@ -264,6 +264,43 @@ def plain_compiles(sync, make_plain, call) -> dict:
     return fields
 
 
+# -- the compile set-up every compiler shares ---------------------------------------------
+def capturing_backend(name: str, options: dict, session, label: str | None = None, error_backend: str | None = None):
+    """The CapturingBackend torch.compile gets (capture/backend_wrapper.py); options the backend
+    rejects (an unknown key in options.inductor) are a bad_request naming it (`label`: the
+    backend as the user wrote it, with its part)."""
+    from .capture.backend_wrapper import CapturingBackend
+    from .errors import BAD_REQUEST, WorkerError, describe
+    try:
+        return CapturingBackend(name, options, session)
+    except Exception as exc:
+        raise WorkerError(BAD_REQUEST, f"options for backend {label or name} rejected: {describe(exc)}",
+                          backend=error_backend or name) from exc
+
+
+def compile_module(module, backend, options: dict):
+    """torch.compile of `module` with a backend object and the request's fullgraph and dynamic."""
+    return torch.compile(module, backend=backend, fullgraph=options["fullgraph"], dynamic=options["dynamic"])
+
+
+def enter_inductor_capture(stack, backends_used, sessions: list, recorder, trace_dir: str, wants_trace: bool) -> None:
+    """For a capturing compile that runs Inductor (one of `backends_used`): its stage hooks
+    reporting to `recorder` (a session, or a router over several) when a session wants stages
+    or code, and the kernel profiling a trace needs (capture/inductor_hooks.py, tracing/)."""
+    if "inductor" not in backends_used:
+        return
+    from torch._inductor import config as inductor_config
+    if any(s.stages_wanted or s.code_wanted for s in sessions):
+        from .capture import inductor_hooks
+        missing = inductor_hooks.missing_hooks()
+        for session in sessions:
+            session.unsupported_hooks = missing
+        stack.enter_context(inductor_config.patch(inductor_hooks.config_patch(recorder, trace_dir)))
+    if wants_trace:
+        from .tracing import profiler
+        stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
+
+
 def compile_with_capture(run, stack, plain, capture_compile):
     """The three compiles of one backend; returns the capture compile's model, which is measured.
 

@@ -31,9 +31,10 @@ import time
 import torch
 import torch._dynamo
 
-from . import backends
-from .capture.backend_wrapper import CapturingBackend
+from . import backends, shapes
 from .capture.session import CaptureSession
+from .compile_timing import (capturing_backend, compile_module, compile_with_capture, enter_inductor_capture,
+                             plain_compiles)
 from .errors import BAD_REQUEST, COMPILE_FAILED, RUN_FAILED, WorkerError, describe
 from .modules import top_level
 
@@ -292,12 +293,9 @@ def _install_timing(part: Part, module: torch.nn.Module, sync) -> list:
 
 
 def _wrap(part: Part, submodule, options: dict, sync, hooks: list):
-    try:
-        backend = CapturingBackend(part.backend, _part_options(options, part, options["dynamic"]), part.session)
-    except Exception as exc:
-        raise WorkerError(BAD_REQUEST, f"options for backend {part.label} (part {part.name}) rejected: "
-                          f"{describe(exc)}", backend="mixed") from exc
-    compiled = torch.compile(submodule, backend=backend, fullgraph=options["fullgraph"], dynamic=options["dynamic"])
+    backend = capturing_backend(part.backend, _part_options(options, part, options["dynamic"]), part.session,
+                                label=f"{part.label} (part {part.name})", error_backend="mixed")
+    compiled = compile_module(submodule, backend, options)
     hooks.extend(_install_timing(part, compiled, sync))
     return compiled
 
@@ -321,8 +319,6 @@ def compile(run, stack, sync):
     """Timed and warm plain compiles of the mixed model, then the capturing one, measured
     (compile_timing.py); records the result's compile times, assign and parts (per-part times are
     the timed compile's) through run.record()."""
-    from .compile_timing import compile_with_capture, plain_compiles
-    from .shapes import quiet_session
     request, options = run.request, run.request.options
     assign = _assign(request)
     parts = resolve(assign, run.loaded.module)
@@ -338,7 +334,7 @@ def compile(run, stack, sync):
         plain["parts"] = resolve(assign, run.loaded.module)
         plain["hooks"] = []
         for part in plain["parts"]:
-            part.session = quiet_session(part.backend)
+            part.session = shapes.quiet_session(part.backend)
         run.use_session(MixedSession(plain["parts"], []))
         return build(run.loaded.module, plain["parts"], lambda part, sub: _wrap(part, sub, options, sync,
                                                                                  plain["hooks"]))
@@ -363,18 +359,8 @@ def _capture_compile(run, stack, sync, parts: list[Part], captured: list):
         part.session = PartSession(run.channel, part, graphs, stages_wanted=stages_wanted, code_wanted=code_wanted,
                                    on_capture=lambda message: run.progress("capture", 0.5, message))
     sessions = [p.session for p in parts]
-    if any(p.backend == "inductor" for p in parts):
-        from torch._inductor import config as inductor_config
-        if stages_wanted or code_wanted:
-            from .capture import inductor_hooks
-            missing = inductor_hooks.missing_hooks()
-            for session in sessions:
-                session.unsupported_hooks = missing
-            stack.enter_context(inductor_config.patch(inductor_hooks.config_patch(Router(sessions),
-                                                                                  run.scratch.trace_dir)))
-        if run.wants_trace:
-            from .tracing import profiler
-            stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
+    enter_inductor_capture(stack, {p.backend for p in parts}, sessions, Router(sessions), run.scratch.trace_dir,
+                           run.wants_trace)
     session = MixedSession(parts, graphs)
     run.use_session(session)
     hooks = []
@@ -394,8 +380,7 @@ def _capture_compile(run, stack, sync, parts: list[Part], captured: list):
 
 
 def _recompile_limit() -> int:
-    from .shapes import recompile_limit
-    return recompile_limit() or 8
+    return shapes.recompile_limit() or 8
 
 
 def _first_call_error(run, parts: list[Part], exc: Exception) -> WorkerError:
@@ -424,7 +409,6 @@ def finish(run) -> None:
 # -- shape lists on a mixed model ---------------------------------------------------------
 def shape_factory(run):
     """make(dynamic) -> (model, tracker) for shapes.run_phase."""
-    from . import shapes
     assign = _assign(run.request)
     options = run.request.options
 
@@ -435,6 +419,6 @@ def shape_factory(run):
         def wrap(part, submodule):
             backend = shapes.TrackingBackend(part.backend, _part_options(options, part, dynamic),
                                              shapes.quiet_session(part.backend), tracker)
-            return torch.compile(submodule, backend=backend, fullgraph=options["fullgraph"], dynamic=dynamic)
+            return compile_module(submodule, backend, {**options, "dynamic": dynamic})
         return build(run.loaded.module, parts, wrap), tracker
     return make

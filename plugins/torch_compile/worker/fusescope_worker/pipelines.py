@@ -50,6 +50,10 @@ class Compiler:
     def refusal(self, workload: str) -> Refusal | None:
         return self.refusals.get(workload)
 
+    def precision_refusal(self, precision: str) -> Refusal | None:
+        """Why this compiler cannot run under the request's autocast precision (precision.py)."""
+        return None
+
     def check(self, request) -> None:
         backends.check(request.backend, request.device)
 
@@ -107,6 +111,13 @@ class TvmRelax(Compiler):
     name = "tvm"
     refusals = {"training": Refusal(BACKEND_UNAVAILABLE, f"tvm: training mode is not supported: {TVM_REASON}")}
     shapes_error = "shape lists compile with torch.compile; tvm runs through TVM Relax (docs/tvm.md)"
+
+    def precision_refusal(self, precision: str) -> Refusal | None:
+        if precision == "fp32":
+            return None
+        return Refusal(BACKEND_UNAVAILABLE, f"tvm: precision {precision} is not supported: FuseScope's TVM path "
+                       "compiles an fp32 torch.export program with TVM Relax, and TVM does not apply "
+                       "torch.autocast, so eager under autocast and TVM would not compute the same thing")
 
     def compile(self, run, stack, sync):
         from .tvm_relax import backend

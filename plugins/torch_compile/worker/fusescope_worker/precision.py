@@ -28,11 +28,11 @@ TOLERANCE = {("fp32", "inference"): 1e-3, ("fp32", "training"): 1e-2,
 
 
 def of(request) -> str:
-    return (getattr(request, "workload", None) or {}).get("precision") or "fp32"
+    return request.workload["precision"]  # request.py fills in the default
 
 
 def mode_of(request) -> str:
-    return (getattr(request, "workload", None) or {}).get("mode") or "inference"
+    return request.workload["mode"]
 
 
 def tolerance(precision: str, mode: str) -> float:
@@ -46,17 +46,12 @@ def accuracy_options(request) -> dict:
 
 
 def autocast(request, device: torch.device, backend: str):
-    """The context the whole run executes in; backend_unavailable when the precision cannot be
-    honoured (a backend that does not run under torch.autocast, autocast refusing the dtype)."""
+    """The context the whole run executes in; backend_unavailable when autocast refuses the dtype
+    (a compiler that does not run under torch.autocast refuses first: Compiler.precision_refusal)."""
     precision = of(request)
     dtype = DTYPES[precision]
     if dtype is None:
         return contextlib.nullcontext()
-    if backend == "tvm":
-        raise WorkerError(BACKEND_UNAVAILABLE, f"tvm: precision {precision} is not supported: FuseScope's TVM "
-                          "path compiles an fp32 torch.export program with TVM Relax, and TVM does not apply "
-                          "torch.autocast, so eager under autocast and TVM would not compute the same thing",
-                          backend=backend)
     if not torch.amp.is_autocast_available(device.type):
         raise WorkerError(BACKEND_UNAVAILABLE, f"precision {precision} is unavailable: torch {torch.__version__} "
                           f"has no autocast for device type {device.type}", backend=backend)

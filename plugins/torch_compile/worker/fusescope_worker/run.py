@@ -6,14 +6,14 @@ import time
 
 import torch
 
-from . import accuracy, accuracy_bisect, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
+from . import accuracy, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
 from .machine_probe import MachineWatch
 from .capture import graph_breaks
-from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
-from .compile_timing import compile_with_capture, plain_compiles
-from .errors import (BAD_REQUEST, COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError,
-                     describe, internal)
+from .compile_timing import (capturing_backend, compile_module, compile_with_capture, enter_inductor_capture,
+                             plain_compiles)
+from .errors import (COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe,
+                     internal)
 from .models import load_model
 from . import precision  # workload.precision: autocast and tolerances (precision.py)
 
@@ -115,8 +115,7 @@ class Run:
         (compile_timing.py, docs/measurement.md "Compile time")."""
         def make_plain():
             self.session = shapes.quiet_session(self.backend)
-            return torch.compile(self.loaded.module, backend=self._backend(self.session),
-                                 fullgraph=self.request.options["fullgraph"], dynamic=self.request.options["dynamic"])
+            return compile_module(self.loaded.module, self._backend(self.session), self.request.options)
 
         def call(model):
             try:
@@ -127,11 +126,7 @@ class Run:
                                     lambda: self._capture_compile(stack, sync))
 
     def _backend(self, session):
-        try:
-            return CapturingBackend(self.backend, self.request.options, session)
-        except Exception as exc:  # e.g. an unknown key in options.inductor
-            raise WorkerError(BAD_REQUEST, f"options for backend {self.backend} rejected: {describe(exc)}",
-                              backend=self.backend) from exc
+        return capturing_backend(self.backend, self.request.options, session)
 
     def _capture_compile(self, stack: contextlib.ExitStack, sync):
         options, capture = self.request.options, self.request.capture
@@ -139,19 +134,9 @@ class Run:
         session = CaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
                                  code_wanted=bool(capture.get("code", True)),
                                  on_capture=lambda message: self.progress("capture", 0.5, message))
-        session.keep_graphs = accuracy_bisect.budget_of(self.request) is not None  # accuracy_bisect.py
         self.session = session
-        if self.backend == "inductor" and (session.stages_wanted or session.code_wanted):
-            from torch._inductor import config as inductor_config
-            from .capture import inductor_hooks
-            session.unsupported_hooks = inductor_hooks.missing_hooks()
-            stack.enter_context(inductor_config.patch(inductor_hooks.config_patch(session, self.scratch.trace_dir)))
-        if self.backend == "inductor" and self.wants_trace:
-            from torch._inductor import config as inductor_config
-            from .tracing import profiler
-            stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
-        compiled = torch.compile(self.loaded.module, backend=self._backend(session), fullgraph=options["fullgraph"],
-                                 dynamic=options["dynamic"])
+        enter_inductor_capture(stack, {self.backend}, [session], session, self.scratch.trace_dir, self.wants_trace)
+        compiled = compile_module(self.loaded.module, self._backend(session), options)
         start = time.perf_counter()
         try:
             self.loaded(compiled)
@@ -246,7 +231,6 @@ class Run:
                              f"{self.request.model} compiled with {self.backend}")
         self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out,
                                                    **precision.accuracy_options(self.request))
-        accuracy_bisect.after_accuracy(self)  # on request, when it failed (accuracy_bisect.py)
 
     # -- driver ---------------------------------------------------------------------------
     def check_workload(self) -> None:
@@ -267,6 +251,9 @@ class Run:
                 compiler = self.compiler
                 compiler.check(self.request)  # backend_unavailable with the reason
                 sync = devices.synchronizer(device)
+                refusal = compiler.precision_refusal(precision.of(self.request))
+                if refusal is not None:
+                    raise refusal.error(self.backend)
                 stack.enter_context(precision.autocast(self.request, device, self.backend))
                 refusal = compiler.refusal(self.WORKLOAD)  # a pair this worker does not run (pipelines.py)
                 if refusal is not None:

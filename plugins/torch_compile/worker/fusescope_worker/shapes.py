@@ -27,9 +27,10 @@ import torch
 import torch._dynamo
 from torch._dynamo import utils as dynamo_utils
 
-from . import accuracy, measure, reference
+from . import accuracy, measure, precision, reference
 from .capture.backend_wrapper import CapturingBackend
 from .capture.session import CaptureSession
+from .compile_timing import compile_module
 from .errors import BAD_REQUEST, WorkerError, describe
 from .models import input_spec
 
@@ -41,22 +42,13 @@ LIMIT_LOG_TEXT = "torch._dynamo hit config."
 
 
 # -- the request --------------------------------------------------------------------------
-def _workload(request) -> dict:
-    workload = getattr(request, "workload", None)
-    if workload is None:
-        return {}
-    if isinstance(workload, dict):
-        return workload
-    return vars(workload)
-
-
 def requested(request) -> list | None:
-    return _workload(request).get("shapes") or None
+    return request.workload.get("shapes") or None
 
 
 def check_request(request) -> None:
     """bad_request unless workload.shapes is null or a non-empty list of input sets (lists)."""
-    sets = _workload(request).get("shapes")
+    sets = request.workload.get("shapes")
     if sets is None:
         return
     if not isinstance(sets, list) or not sets or not all(isinstance(s, list) for s in sets):
@@ -186,15 +178,6 @@ class _Collector:
             self.ms[series].extend(ms)
 
 
-def _accuracy_options(request) -> dict:
-    """The tolerance of the request's precision (precision.py), when that module is there."""
-    try:
-        from . import precision
-        return precision.accuracy_options(request)
-    except ImportError:
-        return {}
-
-
 def quiet_session(backend: str) -> CaptureSession:
     """A session that captures nothing: the shape phase sends no stages (they would collide with
     the main compile's graph indices)."""
@@ -226,9 +209,7 @@ def plain_factory(run):
         tracker = Tracker()
         options = {**run.request.options, "dynamic": dynamic}
         backend = TrackingBackend(run.backend, options, quiet_session(run.backend), tracker)
-        compiled = torch.compile(run.loaded.module, backend=backend, fullgraph=options["fullgraph"],
-                                 dynamic=dynamic)
-        return compiled, tracker
+        return compile_module(run.loaded.module, backend, options), tracker
     return make
 
 
@@ -302,7 +283,7 @@ def _one_set(run, dynamic: bool, index: int, entries, compiled, tracker: Tracker
         out = compiled_call()
         sync()
         point["first_call_s"] = time.perf_counter() - start
-        point["accuracy"] = accuracy.compare(eager_out, reference.detached(out), **_accuracy_options(run.request))
+        point["accuracy"] = accuracy.compare(eager_out, reference.detached(out), **precision.accuracy_options(run.request))
         collector = _Collector()
         measure.interleaved(lambda: module(*args, **kwargs), compiled_call, settings, sync, collector,
                             lambda fraction, message: None)

@@ -30,11 +30,11 @@ import torch
 from torch.utils import _pytree as pytree
 
 from . import accuracy, measure, memory, precision, reference, shapes
-from .capture.backend_wrapper import CapturingBackend
 from .capture.backward import TrainingCaptureSession, lazy_compile_scope
 from .machine_probe import MachineWatch
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED, WorkerError, describe
-from .compile_timing import TimerEvents, breakdown, compile_with_capture, fresh_state
+from .compile_timing import (TimerEvents, breakdown, compile_module, compile_with_capture, enter_inductor_capture,
+                             fresh_state)
 from .run import PHASES, Run
 
 LEARNING_RATE = 1e-3
@@ -305,9 +305,7 @@ class TrainingRun(Run):
                 module = copy.deepcopy(self.loaded.module)
                 _set_train(module)
                 series = Series("timing", module)
-                series.callable = torch.compile(module, backend=self._backend(self.session),
-                                                fullgraph=self.request.options["fullgraph"],
-                                                dynamic=self.request.options["dynamic"])
+                series.callable = compile_module(module, self._backend(self.session), self.request.options)
                 marks = Marks(None, sync)
                 with TimerEvents() as events, self._inductor_training_config():
                     try:
@@ -343,19 +341,10 @@ class TrainingRun(Run):
                                          code_wanted=bool(capture.get("code", True)),
                                          on_capture=lambda message: self.progress("capture", 0.5, message))
         self.session = session
-        if self.backend == "inductor":
-            from torch._inductor import config as inductor_config
-            if session.stages_wanted or session.code_wanted:
-                from .capture import inductor_hooks
-                session.unsupported_hooks = inductor_hooks.missing_hooks()
-                stack.enter_context(inductor_config.patch(inductor_hooks.config_patch(session, self.scratch.trace_dir)))
-            if self.wants_trace:
-                from .tracing import profiler
-                stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
-            stack.enter_context(inductor_config.patch({"fallback_random": True}))
+        enter_inductor_capture(stack, {self.backend}, [session], session, self.scratch.trace_dir, self.wants_trace)
+        stack.enter_context(self._inductor_training_config())
         series = self.series["compiled"]
-        series.callable = torch.compile(series.module, backend=self._backend(session), fullgraph=options["fullgraph"],
-                                        dynamic=options["dynamic"])
+        series.callable = compile_module(series.module, self._backend(session), options)
         marks = Marks(session, sync)
         timer_before = _backward_timer()
         try:
