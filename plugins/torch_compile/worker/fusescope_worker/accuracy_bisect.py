@@ -24,6 +24,7 @@ import torch
 import torch.fx
 
 from . import accuracy
+from .capture.backend_wrapper import _delegate, keep_graph
 from .capture.node_info import module_of, op_name, source_of
 from .errors import describe
 
@@ -40,13 +41,7 @@ def budget_of(request) -> float | None:
     return float(value)
 
 
-def keep(record, gm, example_inputs) -> None:
-    """Called by the capturing backend before the backend sees `gm` (Inductor rewrites it in
-    place): a copy of the graph (sharing gm's parameters) and the inputs of its first call."""
-    graph = torch.fx.Graph()
-    output = graph.graph_copy(gm.graph, {})
-    graph.output(output)
-    record.bisect_graph = (torch.fx.GraphModule(gm, graph), list(example_inputs))
+keep = keep_graph  # the capturing backend keeps each graph for the bisect (capture/backend_wrapper.py)
 
 
 class _Recorder(torch.fx.Interpreter):
@@ -224,7 +219,6 @@ def after_accuracy(run_) -> None:
                           f"it (inductor, aot_eager, ...); {run_.backend} runs are not bisected"}
             return
         from . import precision
-        from .capture.backend_wrapper import _delegate
         delegate = _delegate(run_.backend, run_.request.options, session)
         run_.progress("accuracy", 1.0, "bisecting the accuracy failure")
         verdict["first_divergence"] = run(session, delegate, precision.accuracy_options(run_.request), budget,

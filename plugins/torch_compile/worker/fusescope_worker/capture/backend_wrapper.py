@@ -12,6 +12,7 @@ import functools
 
 import torch
 import torch._dynamo.exc
+import torch.fx
 
 _RESTART = getattr(torch._dynamo.exc, "RestartAnalysis", ())
 
@@ -43,6 +44,16 @@ def _delegate(backend: str, options: dict, session):
     return torch._TorchCompileWrapper(backend, mode, None, dynamic)
 
 
+def keep_graph(record, gm, example_inputs) -> None:
+    """For the accuracy bisect (accuracy_bisect.py), called before the backend sees `gm` (Inductor
+    rewrites it in place): a copy of the graph (sharing gm's parameters) and the inputs of its
+    first call. Here, not in accuracy_bisect.py, so the two modules do not import each other."""
+    graph = torch.fx.Graph()
+    output = graph.graph_copy(gm.graph, {})
+    graph.output(output)
+    record.bisect_graph = (torch.fx.GraphModule(gm, graph), list(example_inputs))
+
+
 class CapturingBackend:
     def __init__(self, backend: str, options: dict, session):
         self.session = session
@@ -52,8 +63,7 @@ class CapturingBackend:
     def __call__(self, gm, example_inputs):
         record = self.session.begin_graph(gm)
         if getattr(self.session, "keep_graphs", False):  # accuracy bisect asked for (accuracy_bisect.py)
-            from ..accuracy_bisect import keep
-            keep(record, gm, example_inputs)
+            keep_graph(record, gm, example_inputs)
         try:
             compiled = self.delegate(gm, example_inputs)
         except _RESTART as exc:
