@@ -89,6 +89,11 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
     }
     for (const auto& b : run.breakReasons)
         text += QString("graph break: %1 (%2:%3)\n").arg(q(b.reason), q(b.file)).arg(b.line);
+    if (report.provenance) { // what produced the report: FuseScope, torch build, environment, machine
+        text += "\n";
+        for (const auto& line : provenanceLines(*report.provenance))
+            text += q(line) + "\n";
+    }
     if (run.error && !run.error->traceback.empty())
         text += "\ntraceback:\n" + q(run.error->traceback);
     if (!run.log.empty())

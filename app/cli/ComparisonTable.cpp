@@ -253,6 +253,9 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     }
     out << "speedup: median eager / median compiled, interleaved in the same process; "
            "nodes: before fusion; kernels: after fusion\n";
+    if (report.provenance) // what produced the report (docs/report-format.md, "provenance")
+        for (const auto& line : provenanceLines(*report.provenance))
+            out << line << "\n";
     for (const auto& run : report.backends)
         if (run.error)
             out << run.name << ": [" << run.error->code << "] " << run.error->message << "\n";

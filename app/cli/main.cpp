@@ -5,6 +5,7 @@
 #include "SweepCommands.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
+#include "capture/ProvenanceCollect.h"
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
 #include "capture/Workload.h"
@@ -50,6 +51,7 @@ std::vector<files::InputFile> inputFiles(const std::string& path, const std::str
 } // namespace
 
 int main(int argc, char** argv) {
+    fusescope::setProcessOrigin("cli", std::vector<std::string>(argv, argv + argc));
     CLI::App cli{"FuseScope: compare torch.compile backends on a model, headless."};
     cli.set_version_flag("--version", FUSESCOPE_VERSION);
     cli.require_subcommand(1);

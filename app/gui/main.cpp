@@ -4,6 +4,7 @@
 #include "PythonSetting.h"
 #include "capture/CompareSession.h"
 #include "capture/CompileOptions.h"
+#include "capture/ProvenanceCollect.h"
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
 #include "codec/Utf8.h"
@@ -120,6 +121,7 @@ std::optional<std::string> badArgument(const QCommandLineParser& parser, const Q
 } // namespace
 
 int main(int argc, char** argv) {
+    fusescope::setProcessOrigin("gui", std::vector<std::string>(argv, argv + argc));
     // Paths reach requests and reports as UTF-8 text; Qt would turn other bytes into U+FFFD and
     // name a different file.
     for (int i = 1; i < argc; ++i)

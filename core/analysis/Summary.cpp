@@ -285,7 +285,8 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
             {"backends", std::move(backends)},
             {"recommendation", toJson(recommend(report, options.goal, options.recommend))},
             {"search", report.search},
-            {"warnings", report.warnings}};
+            {"warnings", report.warnings},
+            {"provenance", report.provenance ? json(*report.provenance) : json()}};
 }
 
 Completion completionOf(const Report& report) {

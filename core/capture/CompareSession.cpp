@@ -1,6 +1,7 @@
 #include "CompareSession.h"
 
 #include "MachineCheck.h"
+#include "ProvenanceCollect.h"
 #include "model/ErrorCode.h"
 
 #include <QDateTime>
@@ -35,6 +36,7 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
     m_report = Report{};
     m_report.created = utcTimestamp();
     m_report.generator = "FuseScope " FUSESCOPE_VERSION;
+    m_report.provenance = collectProvenance();
     m_report.modelSpec = base.model;
     m_report.device = base.device;
     m_report.settings = {{"measure",
@@ -152,8 +154,11 @@ void CompareSession::onJobFinished() {
         return;
     const int index = m_current;
     const auto env = m_job->environment();
-    if (env.protocolVersion > 0 && m_report.environment.protocolVersion == 0)
+    if (env.protocolVersion > 0 && m_report.environment.protocolVersion == 0) {
         m_report.environment = env;
+        if (m_report.provenance)
+            addWorkerEnvironment(*m_report.provenance, env);
+    }
     BackendRun run = m_job->takeRun();
     m_job.reset();
     // The row keeps the label the user asked for (inductor@max-autotune), not the bare backend.

@@ -705,11 +705,37 @@ void readEnvironment(const Reader& r, WorkerEnvironment& e) {
     e.worker = r.str("worker");
     e.python = r.str("python");
     e.torch = r.str("torch");
+    e.torchGit = r.str("torch_git");
+    e.torchBuild = r.str("torch_build");
     e.devices = r.strings("devices");
     if (r.has("cuda")) {
         (void)r.object("cuda");
         e.cuda = r.value()["cuda"];
     }
+}
+
+void readProvenance(const Reader& r, Provenance& p) {
+    p.fusescope = r.str("fusescope");
+    p.frontEnd = r.str("front_end");
+    p.commandLine = r.strings("command_line");
+    if (auto t = r.object("torch")) {
+        p.torch = t->str("version");
+        p.torchGit = t->str("git");
+        p.torchBuild = t->str("build");
+    }
+    p.python = r.str("python");
+    if (auto e = r.object("environment"))
+        for (const auto& [key, value] : e->value().items()) {
+            if (!value.is_string()) {
+                e->failAt(key.c_str(), std::string("expected a string, got ") + describeType(value));
+                return;
+            }
+            p.environment[key] = value.get<std::string>();
+        }
+    p.cpu = r.str("cpu");
+    p.cpuCount = r.integer("cpu_count");
+    p.gpus = r.strings("gpus");
+    p.os = r.str("os");
 }
 
 } // namespace
@@ -802,6 +828,11 @@ Result<Report> decodeReport(const json& j) {
         report.search = checkedSearchAt(r.child("search", j["search"]));
     if (r.has("warnings")) // run-wide; reports written before them have none
         report.warnings = readWarnings(r);
+    if (auto p = r.object("provenance")) { // reports written before it have none
+        Provenance provenance;
+        readProvenance(*p, provenance);
+        report.provenance = std::move(provenance);
+    }
     if (auto err = r.error(kCorrupt))
         return *err;
     return report;

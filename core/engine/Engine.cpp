@@ -23,6 +23,7 @@ ReportSnapshot headerOf(const Report& report) {
     header->settings = report.settings;
     header->search = report.search;
     header->readNotes = report.readNotes;
+    header->provenance = report.provenance;
     return header;
 }
 

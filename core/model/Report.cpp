@@ -19,6 +19,10 @@ const BackendRun* Report::findBackend(const std::string& name) const {
 void to_json(json& j, const WorkerEnvironment& e) {
     j = {{"protocol", e.protocolVersion}, {"worker", e.worker}, {"python", e.python}, {"torch", e.torch},
          {"devices", e.devices},          {"cuda", e.cuda}};
+    if (!e.torchGit.empty())
+        j["torch_git"] = e.torchGit;
+    if (!e.torchBuild.empty())
+        j["torch_build"] = e.torchBuild;
 }
 
 void to_json(json& j, const Report& r) {
@@ -26,6 +30,8 @@ void to_json(json& j, const Report& r) {
          {"generator", r.generator},    {"model_spec", r.modelSpec},    {"model", r.model},
          {"device", r.device},          {"environment", r.environment}, {"settings", r.settings},
          {"backends", r.backends},      {"search", r.search},           {"warnings", r.warnings}};
+    if (r.provenance)
+        j["provenance"] = *r.provenance;
 }
 
 } // namespace fusescope

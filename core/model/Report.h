@@ -1,6 +1,7 @@
 #pragma once
 
 #include "BackendRun.h"
+#include "Provenance.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,6 +19,8 @@ struct WorkerEnvironment {
     std::string worker;
     std::string python;
     std::string torch;
+    std::string torchGit;   // torch.version.git_version; empty from workers and reports before it
+    std::string torchBuild; // "cuda 12.4", "rocm 6.2", "cpu"; empty likewise
     std::vector<std::string> devices;
     nlohmann::json cuda; // null when no CUDA
 };
@@ -38,6 +41,9 @@ struct Report {
     // Run-wide warnings (docs/measurement.md, "Machine check and warnings"), e.g. machine_busy from
     // the check before the first backend; each run has its own in BackendRun::warnings.
     std::vector<RunWarning> warnings;
+    // What produced the report (FuseScope, command line, torch build, compile environment, machine);
+    // absent in reports written before it.
+    std::optional<Provenance> provenance;
     // What the reader had to repair, e.g. ill-formed UTF-8 replaced; shown, never saved.
     std::vector<std::string> readNotes;
 

@@ -20,6 +20,10 @@ def test_first_line_is_hello_version_1_and_every_line_is_json():
     assert hello["torch"].startswith("2.13") and "cpu" in hello["devices"]
     assert hello["cuda"] is None or isinstance(hello["cuda"], dict)
     assert isinstance(hello["pid"], int) and hello["worker"] and hello["python"].startswith("3.")
+    # The torch build for the report's provenance (docs/protocol.md, "Handshake").
+    build = hello["torch_build"]
+    assert build == "cpu" if hello["torch"].endswith("+cpu") else build.startswith(("cuda ", "rocm ")), build
+    assert isinstance(hello["torch_git"], str) and len(hello["torch_git"]) >= 7
     assert run.messages[-1]["type"] == "bye"
 
 

@@ -18,7 +18,18 @@ def hello_fields() -> dict:
         cuda = {"version": torch.version.cuda, "devices": names}
     return {"protocol": PROTOCOL, "version": VERSION, "worker": __version__,
             "python": platform.python_version(), "torch": torch.__version__,
+            "torch_git": getattr(torch.version, "git_version", None) or "",
+            "torch_build": torch_build(),
             "devices": devices, "cuda": cuda, "pid": os.getpid()}
+
+
+def torch_build() -> str:
+    """What torch was built for: "cuda 12.8", "rocm 6.2" or "cpu" (a report's provenance)."""
+    if getattr(torch.version, "hip", None):
+        return f"rocm {torch.version.hip}"
+    if torch.version.cuda:
+        return f"cuda {torch.version.cuda}"
+    return "cpu"
 
 
 def resolve(device: str, backend: str) -> torch.device:
