@@ -41,6 +41,20 @@ def test_backends_map_to_their_compiler_and_workloads_to_their_class():
     assert pipelines.workload_class("training").WORKLOAD == "training"
 
 
+def test_workloads_share_the_driver_not_each_other():
+    """Run (inference) and TrainingRun both define the phases of workload.Workload; neither is
+    the other's subclass, so a change to one workload's phase never reaches the other."""
+    from fusescope_worker.run import Run
+    from fusescope_worker.training import TrainingRun
+    from fusescope_worker.workload import Workload
+    assert not issubclass(TrainingRun, Run) and not issubclass(Run, TrainingRun)
+    phases = ("eager_reference", "compile", "measure_latency", "measure_memory", "record_trace", "check_accuracy")
+    for cls in (Run, TrainingRun):
+        assert issubclass(cls, Workload)
+        assert [p for p in phases if getattr(cls, p) is getattr(Workload, p)] == [], cls
+    assert "execute" not in vars(Run) and "execute" not in vars(TrainingRun)
+
+
 def _imports(path: pathlib.Path, root: pathlib.Path = WORKER_DIR) -> set[str]:
     """Modules under `root` that `path` imports, at module level or inside functions."""
     parts = list(path.relative_to(root).with_suffix("").parts)
@@ -65,17 +79,16 @@ def _exists(root: pathlib.Path, parts: list[str]) -> bool:
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(root: pathlib.Path = WORKER_DIR, package: str = "fusescope_worker") -> dict[str, set[str]]:
     graph = {}
-    for path in PACKAGE.rglob("*.py"):
-        name = ".".join(path.relative_to(WORKER_DIR).with_suffix("").parts).removesuffix(".__init__")
-        graph[name] = _imports(path)
+    for path in (root / package).rglob("*.py"):
+        name = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        graph[name] = _imports(path, root)
     return graph
 
 
-def test_worker_modules_import_no_cycle():
-    graph = _graph()
-    assert "fusescope_worker.training" in graph["fusescope_worker.pipelines"]
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of `graph` (depth-first search), or None."""
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -84,29 +97,48 @@ def test_worker_modules_import_no_cycle():
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                cycle = stack[stack.index(nxt):] + [nxt]
-                pytest.fail("import cycle: " + " -> ".join(cycle))
+                return stack[stack.index(nxt):] + [nxt]
             if nxt not in state:
-                visit(nxt)
+                found = visit(nxt)
+                if found:
+                    return found
         stack.pop()
         state[node] = 2
+        return None
     for node in sorted(graph):
         if node not in state:
-            visit(node)
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_worker_modules_import_no_cycle():
+    graph = _graph()
+    assert "fusescope_worker.training" in graph["fusescope_worker.pipelines"]
+    assert "fusescope_worker.run" not in graph["fusescope_worker.training"]
+    cycle = _cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
     # the workloads and compilers never reach back to the registry
-    for name in ("run", "training", "mixed", "compile_timing", "shapes", "tvm_relax.backend"):
+    for name in ("workload", "run", "training", "mixed", "compile_timing", "shapes", "tvm_relax.backend"):
         assert "fusescope_worker.pipelines" not in graph[f"fusescope_worker.{name}"], name
 
 
 def test_cycle_check_sees_a_cycle_through_a_function_level_import(tmp_path):
-    """The check above cannot pass vacuously: run.py importing training.py lazily is a cycle to it."""
-    source = (PACKAGE / "run.py").read_text() + "\n\ndef _lazy():\n    from .training import TrainingRun\n"
-    fake = tmp_path / "fusescope_worker"
-    fake.mkdir()
-    (fake / "run.py").write_text(source)
-    (fake / "training.py").write_text((PACKAGE / "training.py").read_text())
-    assert "fusescope_worker.training" in _imports(fake / "run.py", tmp_path)
-    assert "fusescope_worker.run" in _imports(fake / "training.py", tmp_path)
+    """The check above cannot pass vacuously: a lazy import inside a function closes a cycle, and
+    a submodule importing its own package does not."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("def later():\n    from .a import thing\n")
+    (package / "sub" / "__init__.py").write_text("def load():\n    from . import c\n")
+    (package / "sub" / "c.py").write_text("from . import helper\nfrom .. import b\n")
+    graph = _graph(tmp_path, "pkg")
+    assert graph["pkg.sub.c"] == {"pkg.b"} and graph["pkg.sub"] == {"pkg.sub.c"}
+    assert _cycle(graph) in (["pkg.a", "pkg.b", "pkg.a"], ["pkg.b", "pkg.a", "pkg.b"])
+    (package / "b.py").write_text("def later():\n    pass\n")
+    assert _cycle(_graph(tmp_path, "pkg")) is None
 
 
 COMPILER_MODULES = ("mixed.py", "compile_timing.py", "shapes.py", "pipelines.py", "tvm_relax/backend.py")

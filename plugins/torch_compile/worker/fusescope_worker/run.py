@@ -1,97 +1,24 @@
-"""The inference workload of a `run` request, and the driver every workload runs: load, eager
-reference, compile with stage capture (through the request's compiler, pipelines.py), measure,
-memory, accuracy, result (docs/protocol.md, docs/measurement.md). Inference runs under no_grad."""
+"""The inference workload of a `run` request: a forward under no_grad, timed against eager and
+compared with its outputs (workload.py drives it; docs/protocol.md, docs/measurement.md)."""
 import contextlib
 import time
 
 import torch
 
-from . import accuracy, devices, measure, memory, mixed, modules, notes, placement, reference, shapes
+from . import accuracy, measure, memory, reference, shapes
 from .machine_probe import MachineWatch
-from .capture import graph_breaks
 from .capture.session import CaptureSession
-from .compile_timing import (capturing_backend, compile_module, compile_with_capture, enter_inductor_capture,
-                             plain_compiles)
-from .errors import (COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe,
-                     internal)
-from .models import load_model
+from .compile_timing import compile_module, compile_with_capture, enter_inductor_capture, plain_compiles
+from .errors import MODEL_FAILED, RUN_FAILED
 from . import precision  # workload.precision: autocast and tolerances (precision.py)
-
-SHAPES_START = 0.6  # with a shape list, the phases before it share [0, 0.6) of the progress
-PHASES = {"load": (0.0, 0.10), "reference": (0.10, 0.15), "compile": (0.15, 0.55), "capture": (0.15, 0.55),
-          "measure": (0.55, 0.85), "memory": (0.85, 0.90), "trace": (0.90, 0.95), "accuracy": (0.95, 1.0),
-          "shapes": (SHAPES_START, 1.0)}
+from .workload import PHASES, Workload
 
 
-# Steady-state iterations traced, apart from the timed samples.
-TRACE_ITERATIONS = 5
-
-
-class Run:
-    """The inference workload. `compiler` is the request's (pipelines.Compiler): it builds the
-    measured callable and reports through record(), use_session() and record_graphs()."""
+class Run(Workload):
+    """The inference workload."""
     WORKLOAD = "inference"
 
-    def __init__(self, request, channel, scratch, compiler):
-        self.request = request
-        self.channel = channel
-        self.scratch = scratch
-        self.compiler = compiler
-        self.backend = request.backend
-        self.loaded = None
-        self.session = None
-        self.eager_differs = None  # where two eager calls disagreed (eager_reference)
-        self.result = {"backend": self.backend, "status": "failed", "model": request.model, "device": request.device,
-                       "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
-                       "capture_s": None, "warm_compile_s": None, "compile_breakdown": None,
-                       "compile_breakdown_graphs": None,  # compile_timing.py
-                       "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
-                       "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
-                       "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
-                       "options": request.options,
-                       "workload": request.workload, "training": None,
-                       "shapes": None, "assign": None, "parts": None,  # shapes.py, mixed.py
-                       "notes": [],  # notes.py
-                       "placement": None, "warnings": []}  # placement.py; machine_check.py
-
-    # -- what a compiler reports (pipelines.py) ------------------------------------------------
-    def record(self, **fields) -> None:
-        """Result fields a compiler measured (compile times, its graphs, its memory figures)."""
-        self.result.update(fields)
-
-    def use_session(self, session) -> None:
-        """The capture session whose graphs, recompiles and compile error the run reports."""
-        self.session = session
-
-    def progress(self, phase: str, within: float, message: str) -> None:
-        start, end = PHASES[phase]
-        if phase != "shapes" and shapes.requested(self.request):
-            start, end = start * SHAPES_START, end * SHAPES_START
-        self.channel.progress(phase, start + (end - start) * within, message)
-
-    def _call(self, fn, code: str, what: str):
-        """Run fn, turning an exception into the protocol error for `what` failing."""
-        try:
-            return fn()
-        except WorkerError:
-            raise
-        except ModelExit as exc:  # sys.exit() in forward, eager or compiled: the model's doing
-            raise WorkerError(MODEL_FAILED, f"model {self.loaded.source}: {exc}", file=self.loaded.file) from exc
-        except Exception as exc:
-            # A model that fails in eager is not the backend's fault: no backend named then.
-            raise WorkerError(code, f"{what} raised {describe(exc)}", file=self.loaded.file,
-                              backend=None if code == MODEL_FAILED else self.backend) from exc
-
     # -- phases ---------------------------------------------------------------------------
-    def load(self, device: torch.device):
-        self.progress("load", 0.0, f"loading {self.request.model}")
-        loaded = load_model(self.request.model, self.request.inputs)
-        self.loaded = loaded.to(device)
-        submodules, total = modules.describe(loaded.module)  # the tree mixed runs assign to
-        self.channel.send("model", name=self.request.model, source=loaded.source, **{"class": loaded.class_name},
-                          parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes,
-                          modules=submodules, modules_total=total)
-
     def eager_reference(self, sync):
         self.progress("reference", 0.0, "running eager for the reference outputs")
         what = f"model {self.loaded.source}: forward"
@@ -125,9 +52,6 @@ class Run:
         return compile_with_capture(self, stack, lambda: plain_compiles(sync, make_plain, call),
                                     lambda: self._capture_compile(stack, sync))
 
-    def _backend(self, session):
-        return capturing_backend(self.backend, self.request.options, session)
-
     def _capture_compile(self, stack: contextlib.ExitStack, sync):
         options, capture = self.request.options, self.request.capture
         self.progress("compile", 0.5, f"compiling with {self.backend} again, capturing its stages")
@@ -150,31 +74,6 @@ class Run:
                            compile_capture_overhead_s=session.overhead_ns / 1e9)
         return compiled
 
-    def cudagraph_watch(self, stack, device: torch.device):
-        """Watches CUDA-graph skips when the options ask for CUDA graphs (notes.py)."""
-        if not notes.wants_cudagraphs(self.backend, self.request.options):
-            return None
-        mode = self.request.options.get("mode")
-        what = f"{self.backend}@{mode}" if mode else f"{self.backend} with triton.cudagraphs"
-        return stack.enter_context(notes.CudagraphWatch(device.type, what))
-
-    def _first_call_error(self, exc: Exception) -> WorkerError:
-        from torch._dynamo.exc import TorchDynamoException
-        if isinstance(exc, ModelExit):
-            return WorkerError(MODEL_FAILED, f"model {self.loaded.source}: {exc}", file=self.loaded.file)
-        inner = self.session.compile_error
-        if inner is not None or isinstance(exc, TorchDynamoException):
-            cause = inner if inner is not None and inner is not exc else exc
-            return WorkerError(COMPILE_FAILED, f"backend {self.backend} failed to compile {self.request.model}: "
-                               f"{describe(cause)}", file=self.loaded.file, backend=self.backend)
-        return WorkerError(RUN_FAILED, f"{self.request.model} compiled with {self.backend} raised when run: "
-                           f"{describe(exc)}", file=self.loaded.file, backend=self.backend)
-
-    def record_graphs(self) -> None:
-        count, reasons = graph_breaks.summary(self.session.graphs)
-        self.result.update(graphs=len(self.session.graphs), graph_breaks=count, break_reasons=reasons,
-                           recompiles=self.session.compiles_after_first_call)
-
     def measure_latency(self, compiled, sync) -> None:
         settings = self.request.measure
         self.progress("measure", 0.0, f"warm-up {settings['warmup']} + interleaved timing")
@@ -196,31 +95,9 @@ class Run:
             lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED, f"{self.backend} compiled model"), device)
         self.result.update(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=peak, memory_method=method)
 
-    @property
-    def wants_trace(self) -> bool:
-        return bool(self.request.capture.get("trace", False))
-
     def record_trace(self, compiled, device: torch.device, sync) -> None:
-        """Kernels of a few iterations taken apart from the timed samples (docs/protocol.md)."""
-        if device.type == "cuda":
-            from .tracing import cuda_trace as tracer
-        else:
-            from .tracing import profiler as tracer
-        ok, why = tracer.available() if device.type == "cuda" else (True, "")
-        if not ok:
-            # No trace is not a failed run: the latency, memory and stages stand on their own.
-            self.result["trace"] = {"source": tracer.SOURCE, "error": why}
-            self.channel.progress("trace", PHASES["trace"][1], f"no trace: {why}")
-            return
-        self.progress("trace", 0.0, f"tracing {TRACE_ITERATIONS} iterations ({tracer.SOURCE})")
-        call = lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED,  # noqa: E731
-                                  f"{self.request.model} compiled with {self.backend}")
-        try:
-            self.result["trace"] = tracer.record(call, sync, self.channel, TRACE_ITERATIONS)
-        except WorkerError:
-            raise
-        except Exception as exc:
-            self.result["trace"] = {"source": tracer.SOURCE, "error": f"tracing failed: {describe(exc)}"}
+        self.trace(lambda: self._call(lambda: self.loaded(compiled), RUN_FAILED,
+                                      f"{self.request.model} compiled with {self.backend}"), device, sync)
 
     def check_accuracy(self, compiled, eager_out, fp64_out) -> None:
         if self.eager_differs:  # nothing to compare with (accuracy.py)
@@ -231,67 +108,3 @@ class Run:
                              f"{self.request.model} compiled with {self.backend}")
         self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out,
                                                    **precision.accuracy_options(self.request))
-
-    # -- driver ---------------------------------------------------------------------------
-    def check_workload(self) -> None:
-        """Request checks of the workload itself, before the model loads (none for inference)."""
-
-    def execute(self) -> str | None:
-        """Run and send the result; the error code when the run failed."""
-        try:
-            with contextlib.ExitStack() as stack, torch.no_grad():
-                # First: CPU affinity and threads, before the model loads (placement.py).
-                self.result["placement"] = placement.apply(self.request.placement)
-                if self.request.options.get("cache") == "warm":
-                    self.scratch.use_warm_cache()
-                self.result["cache"] = self.scratch.cache
-                device = devices.resolve(self.request.device, self.backend)
-                shapes.check_request(self.request)
-                mixed.check_request(self.request)  # workload.assign: torch.compile backends, backend "mixed"
-                compiler = self.compiler
-                compiler.check(self.request)  # backend_unavailable with the reason
-                sync = devices.synchronizer(device)
-                refusal = compiler.precision_refusal(precision.of(self.request))
-                if refusal is not None:
-                    raise refusal.error(self.backend)
-                stack.enter_context(precision.autocast(self.request, device, self.backend))
-                refusal = compiler.refusal(self.WORKLOAD)  # a pair this worker does not run (pipelines.py)
-                if refusal is not None:
-                    raise refusal.error(self.backend)
-                self.check_workload()
-                self.load(device)
-                eager_out, fp64_out = self.eager_reference(sync)
-                watch = compiler.watch_cudagraphs(self, stack, device)  # CUDA-graph skips (notes.py)
-                compiled = compiler.compile(self, stack, sync)
-                self.measure_latency(compiled, sync)
-                compiler.measure_memory(self, compiled, device)
-                if self.wants_trace:
-                    compiler.record_trace(self, compiled, device, sync)
-                self.check_accuracy(compiled, eager_out, fp64_out)
-                if watch is not None:
-                    watch.stop()
-                    self.result["notes"] += watch.notes()
-                self.record_graphs()
-                compiler.finish(self)
-                if shapes.requested(self.request):  # after the main result is complete (shapes.py)
-                    self.result["shapes"] = shapes.run_phase(self, device, sync, compiler.shape_factory(self),
-                                                            compiler.shapes_error)
-                self.result["status"] = "ok"
-        except WorkerError as error:
-            self._fail(error)
-        except Exception as exc:
-            self._fail(internal(exc, backend=self.backend))
-        self.channel.send("result", **self.result)
-        return self.result.get("error", {}).get("code")
-
-    def _fail(self, error: WorkerError) -> None:
-        if error.backend is None and error.code not in MODEL_ERRORS:
-            error.backend = self.backend
-        fields = error.fields()
-        self.channel.error(fields)
-        if error.code in (COMPILE_FAILED, RUN_FAILED) and self.result.get("accuracy") is None:
-            # the backend's own failure, named as the harness names it (accuracy.py)
-            self.result["accuracy"] = accuracy.failed_to_run(error.message, error.__cause__,
-                                                             precision.of(self.request))
-        self.result["status"] = "failed"
-        self.result["error"] = fields

@@ -35,7 +35,7 @@ from .machine_probe import MachineWatch
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED, WorkerError, describe
 from .compile_timing import (TimerEvents, breakdown, compile_module, compile_with_capture, enter_inductor_capture,
                              fresh_state)
-from .run import PHASES, Run
+from .workload import PHASES, Workload
 
 LEARNING_RATE = 1e-3
 STEP_SEED = 1234
@@ -134,7 +134,7 @@ class Marks:
         return self.points[label][2]
 
 
-class TrainingRun(Run):
+class TrainingRun(Workload):
     """The training workload (pipelines.py): torch.compile only; mixed and tvm are refused there."""
     WORKLOAD = "training"
 
@@ -401,8 +401,7 @@ class TrainingRun(Run):
         self.result.update(eager_peak_memory_bytes=eager_peak, peak_memory_bytes=peak, memory_method=method)
 
     def record_trace(self, compiled, device: torch.device, sync) -> None:
-        # Run.record_trace calls self.loaded(compiled): hand it a callable that runs a compiled step.
-        super().record_trace(lambda *args, **kwargs: self._compiled_step(), device, sync)
+        self.trace(self._compiled_step, device, sync)  # a traced iteration is one compiled step
 
     def check_accuracy(self, compiled, eager_out, fp64_out) -> None:
         self.progress("accuracy", 0.0, "first step: compiled outputs and gradients against eager")
