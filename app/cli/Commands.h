@@ -36,7 +36,15 @@ struct DiffOptions {
     bool json = false;
 };
 
+// `import INPUT --out R.fscope` (docs/import.md).
+struct ImportOptions {
+    std::string input;
+    std::string out;
+    bool quiet = false;
+};
+
 int runCompare(const CompareOptions& options);
+int runImport(const ImportOptions& options);
 // Reads a report for a command that shows it: on failure prints the error and gives nothing,
 // else prints the notes of what reading repaired.
 std::optional<Report> openReportPrintingNotes(const std::string& path);

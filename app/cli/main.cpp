@@ -230,6 +230,15 @@ int main(int argc, char** argv) {
 
     // The interpreter every worker runs in (docs/worker.md, "Your own Python").
     std::string python;
+    ImportOptions importOptions;
+    auto* imp = cli.add_subcommand(
+        "import", "Read a TORCH_TRACE directory or .log (or another supported log/trace) into a report");
+    imp->add_option("input", importOptions.input,
+                    "What to import; its format is found from its content (docs/import.md)")
+        ->required();
+    imp->add_option("-o,--out", importOptions.out, "Write the report (.fscope) here, atomically")->required();
+    imp->add_flag("-q,--quiet", importOptions.quiet, "Print nothing on success");
+
     for (CLI::App* command : {cmp, backends})
         command
             ->add_option("--python", python,
@@ -261,6 +270,12 @@ int main(int argc, char** argv) {
             if (auto bad = files::checkOutputPath(compare.out,
                                                   inputFiles(compare.settings.model, "the model file"))) {
                 std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
+    if (*imp) {
+        if (auto bad = files::checkOutputPath(importOptions.out, {{importOptions.input, "the input"}})) {
+            std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+    }
                 return kExitUsage;
             }
         }
@@ -359,3 +374,5 @@ int main(int argc, char** argv) {
     }
     return kExitUsage;
 }
+    if (*imp)
+        return runImport(importOptions);

@@ -9,6 +9,8 @@
 #include "capture/WorkerConfig.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
+#include "import/Import.h"
+#include "report/ReportFile.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -85,6 +87,13 @@ std::string local(const QString& s) {
 }
 
 // What the command line names, checked before a window exists; the reason when it is bad.
+// A TORCH_TRACE directory or log (or another format import/Import.h detects): opened as a report,
+// imported on the engine thread (docs/import.md).
+bool importable(const std::string& path) {
+    return !QFileInfo(QString::fromStdString(path + "/sweep.json")).isFile() &&
+           bool(fusescope::import::detectImporter(path));
+}
+
 std::optional<std::string> badArgument(const QCommandLineParser& parser, const QCommandLineOption& backends,
                                        const QCommandLineOption& screenshot, const QCommandLineOption& tab) {
     const QStringList inputs = parser.positionalArguments();
@@ -101,8 +110,8 @@ std::optional<std::string> badArgument(const QCommandLineParser& parser, const Q
     if (!inputs.isEmpty()) {
         const std::string input = local(inputs.front());
         // A sweep folder (it has sweep.json) opens as the Suite view (docs/sweeps.md).
-        const bool report =
-            inputs.front().endsWith(".fscope") || QFileInfo(inputs.front() + "/sweep.json").isFile();
+        const bool report = inputs.front().endsWith(".fscope") ||
+                            QFileInfo(inputs.front() + "/sweep.json").isFile() || importable(input);
         // A report is read by readReport, which refuses what is not a file; a model goes to the worker.
         if (!report) {
             if (auto bad = fusescope::files::checkModelPath(input))
@@ -139,6 +148,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     qInstallMessageHandler(g_previousHandler);
     QApplication::setApplicationName("FuseScope");
+    fusescope::setForeignReportReader(fusescope::import::importIfForeign); // logs open as reports
     QApplication::setOrganizationName("FuseScope");
     QApplication::setApplicationVersion(FUSESCOPE_VERSION);
 
@@ -147,7 +157,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
     parser.addPositionalArgument("input",
-                                 "A model (demo:transformer, model.py, model.pt) or a .fscope report");
+                                 "A model (demo:transformer, model.py, model.pt), a .fscope report, or "
+                                 "a TORCH_TRACE directory or .log (imported: docs/import.md)");
     QCommandLineOption backends({"b", "backends"}, "Comma-separated backends to select", "list",
                                 "eager,aot_eager,inductor");
     QCommandLineOption run("run", "Start the comparison at once");
@@ -219,7 +230,7 @@ int main(int argc, char** argv) {
     if (!args.isEmpty()) {
         // A report is read on the engine thread; wait for it here so that --graphs, --tab and
         // --screenshot apply to the report, not to the empty window before it.
-        if (args.front().endsWith(".fscope"))
+        if (args.front().endsWith(".fscope") || importable(local(args.front())))
             window.openReport(args.front());
         else
             window.openPath(args.front());

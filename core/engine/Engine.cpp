@@ -98,7 +98,7 @@ public:
     }
 
     void openReport(const std::string& path, quint64 ticket) {
-        auto loaded = readReport(path);
+        auto loaded = openReportOrImport(path); // a .fscope, or a log an importer takes (docs/import.md)
         if (!loaded) {
             emit m_engine->openFailed(ticket, path, loaded.error().message);
             return;

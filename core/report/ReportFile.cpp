@@ -80,6 +80,26 @@ Result<Report> readReport(const std::string& path) {
     return parseReport(bytes.value(), path);
 }
 
+namespace {
+
+ForeignReportReader& foreignReader() {
+    static ForeignReportReader reader;
+    return reader;
+}
+
+} // namespace
+
+void setForeignReportReader(ForeignReportReader reader) {
+    foreignReader() = std::move(reader);
+}
+
+Result<Report> openReportOrImport(const std::string& path) {
+    if (const auto& reader = foreignReader())
+        if (auto imported = reader(path))
+            return std::move(*imported);
+    return readReport(path);
+}
+
 Status writeFileAtomically(const std::string& path, const std::string& contents) {
     namespace fs = std::filesystem;
     const fs::path target(path);
