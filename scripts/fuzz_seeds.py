@@ -23,6 +23,7 @@ TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk")
 HELLO = {"type": "hello", "protocol": "fusescope-worker", "version": 1, "worker": "0.1.0",
          "python": "3.11.7", "torch": "2.13.0+cpu", "devices": ["cpu"], "cuda": None, "pid": 1}
 BYE = {"type": "bye"}
+TARGETS += ("fuzz_torch_trace",)  # TORCH_TRACE logs (docs/import.md)
 # fuzz_worker_stream's two header bytes (tests/fuzz/FuzzWorkerStream.cpp): chunks of up to
 # 2^(byte0 & 15) bytes, lengths seeded by byte1. A few splits per transcript: whole lines,
 # small chunks, one byte at a time.
@@ -130,6 +131,22 @@ def main():
     corpus = Corpus(pathlib.Path(sys.argv[1]))
     checked_in(corpus)
     recorded_runs(corpus)
+def torch_trace_logs(corpus):
+    """tests/fixtures/torch_trace: TORCH_TRACE logs (a real one reduced, damaged copies)."""
+    for path in sorted((ROOT / "tests/fixtures/torch_trace").glob("*.log")):
+        data = path.read_bytes()
+        corpus.add("fuzz_torch_trace", data[:131072])
+        # Its records one by one too: small seeds reach each mapping path quickly.
+        records, current = [], []
+        for line in data.split(b"\n"):
+            if not line.startswith(b"\t") and current:
+                records.append(b"\n".join(current))
+                current = []
+            current.append(line)
+        for record in records:
+            corpus.add("fuzz_torch_trace", record[:131072])
+
+
     fixture_reports(corpus)
     unit_test_literals(corpus)
     print("seeds added: " + ", ".join(f"{t} {n}" for t, n in corpus.counts.items()))
@@ -137,3 +154,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    torch_trace_logs(corpus)
