@@ -8,8 +8,8 @@ import time
 import torch
 from torch.utils import _pytree as pytree
 
-from ..errors import COMPILE_FAILED, RUN_FAILED, WorkerError, describe
-from . import graph
+from ..errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, RUN_FAILED, WorkerError, describe
+from . import graph, tuning
 
 TARGET = "llvm"
 
@@ -153,6 +153,18 @@ class Compiler:
         finally:
             self.timings[what] = time.perf_counter() - start
 
+    def _tuning_settings(self):
+        try:
+            settings = tuning.parse_options(self.run.request.options)
+        except ValueError as exc:
+            raise WorkerError(BAD_REQUEST, f"backend tvm: {exc}", backend="tvm") from exc
+        if settings is not None:
+            reason = tuning.unavailable_reason()
+            if reason is not None:
+                raise WorkerError(BACKEND_UNAVAILABLE, f"backend tvm: tuning (tune={settings['trials']}) is "
+                                  f"unavailable: {reason}", backend="tvm")
+        return settings
+
     def compile(self):
         import tvm
         from tvm import relax
@@ -160,6 +172,7 @@ class Compiler:
         from tvm.relax.frontend.torch import from_exported_program
         loaded = self.run.loaded
         T = relax.transform
+        tune = self._tuning_settings()  # tvm{tune=TRIALS}: tuning.py, docs/tvm.md "Tuning"
         start = time.perf_counter()
         self.run.progress("compile", 0.0, "torch.export.export")
         ep = self._step("torch.export.export",
@@ -167,7 +180,7 @@ class Compiler:
         self.run.progress("compile", 0.2, "tvm.relax.frontend.torch.from_exported_program")
         mod = self._step("from_exported_program", lambda: from_exported_program(ep, keep_params_as_input=False))
         self._emit("relax_imported", mod)
-        target = tvm.target.Target(TARGET)
+        target = tvm.target.Target(TARGET) if tune is None else tuning.tuning_target()
         # The passes of TVM's CPU default pipeline (relax/backend/cpu_generic/pipeline.py), in its
         # order, applied one at a time so each intermediate module can be captured.
         with target:
@@ -187,6 +200,11 @@ class Compiler:
             self._emit("relax_fuse_tir", mod, groups_from=(folded, "fuse_tir"))
             rest = tvm.transform.Sequential(cpu_pipeline.dataflow_lower_passes(target)
                                             + cpu_pipeline.finalize_passes(target))
+        tune_info = None
+        if tune is not None:
+            self.run.progress("compile", 0.76, f"MetaSchedule tuning, {tune['trials']} trial(s)")
+            mod, tune_info = self._step("MetaSchedule tuning", lambda: tuning.tune(
+                mod, target, tune, lambda f, m: self.run.progress("compile", 0.76 + 0.04 * f, m)))
         self.run.progress("compile", 0.8, f"tvm.compile (target {TARGET})")
         # relax_pipeline: only the lowering that follows fusion in the default pipeline, so what is
         # built is exactly the relax_fuse_tir module above.
@@ -210,6 +228,12 @@ class Compiler:
                              "passes": ["DispatchSampling", "DispatchSortScan", "LegalizeOps",
                                         "AnnotateTIROpPattern", "FoldConstant", "FuseOps", "FuseTIR"],
                              "step_s": dict(self.timings)})
+        if tune_info is not None:
+            # Tuning time is reported apart: compile_s excludes it, first_call_s (wall) includes it.
+            self.run.record(compile_s=max(first_call - overhead - tune_info["tune_s"], 0.0),
+                            tune_s=tune_info["tune_s"], tune_trials=tune_info["trials"],
+                            tune_cache=tune_info["cache"], tvm_tuning=tune_info,
+                            notes=[tuning.note(tune_info)])
         return compiled
 
 
