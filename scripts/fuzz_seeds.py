@@ -19,7 +19,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk")
+TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk", "fuzz_kineto_trace")
 HELLO = {"type": "hello", "protocol": "fusescope-worker", "version": 1, "worker": "0.1.0",
          "python": "3.11.7", "torch": "2.13.0+cpu", "devices": ["cpu"], "cuda": None, "pid": 1}
 BYE = {"type": "bye"}
@@ -67,6 +67,12 @@ def checked_in(corpus):
     for target in TARGETS:
         for path in sorted((ROOT / "tests/fuzz/seeds" / target).glob("*")):
             corpus.add(target, path.read_bytes())
+
+
+def kineto_traces(corpus):
+    """tests/fixtures/kineto: PyTorch profiler traces (CPU, CUDA) and damaged copies."""
+    for path in sorted((ROOT / "tests/fixtures/kineto").glob("*.json")):
+        corpus.add("fuzz_kineto_trace", path.read_bytes())
 
 
 def recorded_runs(corpus):
@@ -130,6 +136,7 @@ def main():
         sys.exit("usage: fuzz_seeds.py OUT_DIR")
     corpus = Corpus(pathlib.Path(sys.argv[1]))
     checked_in(corpus)
+    kineto_traces(corpus)
     recorded_runs(corpus)
 def torch_trace_logs(corpus):
     """tests/fixtures/torch_trace: TORCH_TRACE logs (a real one reduced, damaged copies)."""
