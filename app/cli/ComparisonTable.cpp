@@ -1,5 +1,6 @@
 #include "ComparisonTable.h"
 
+#include "analysis/Advice.h"
 #include "analysis/ComparisonColumns.h"
 #include "analysis/CompileTime.h"
 #include "analysis/Format.h"
@@ -215,6 +216,16 @@ void recommendationSection(std::ostringstream& out, const Report& report, const 
         out << "  not ranked: " << e.backend << ": " << e.reason << "\n";
 }
 
+// docs/advice.md: what to try next, each with the measurement that triggered it.
+void adviceSection(std::ostringstream& out, const Report& report) {
+    const auto advice = adviceFor(report);
+    if (advice.empty())
+        return;
+    out << "\nadvice:\n";
+    for (const auto& a : advice)
+        out << "  " << adviceLine(a) << "\n";
+}
+
 } // namespace
 
 std::string comparisonTable(const Report& report, const SummaryOptions& summary) {
@@ -279,6 +290,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     partsSection(out, report);
     confidenceSection(out, report);
     recommendationSection(out, report, summary);
+    adviceSection(out, report);
     return out.str();
 }
 

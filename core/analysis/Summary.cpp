@@ -1,5 +1,6 @@
 #include "Summary.h"
 
+#include "Advice.h"
 #include "Confidence.h"
 #include "LatencyStats.h"
 #include "RunWarnings.h"
@@ -285,6 +286,8 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
             {"backends", std::move(backends)},
             {"recommendation", toJson(recommend(report, options.goal, options.recommend))},
             {"search", report.search},
+            // docs/advice.md: computed from the report each time, never stored in it
+            {"advice", toJson(adviceFor(report))},
             {"warnings", report.warnings},
             {"provenance", report.provenance ? json(*report.provenance) : json()}};
 }
