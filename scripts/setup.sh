@@ -94,8 +94,8 @@ test)
         ctest --preset asan-core --timeout 1800 -j "$(nproc)"
     fi
     # The fuzz smoke (docs/fuzzing.md): each libFuzzer target for FUSESCOPE_FUZZ_SECONDS
-    # (default 60; 0 skips it), after replaying the checked-in reproducers.
-    fuzz_seconds=${FUSESCOPE_FUZZ_SECONDS:-60}
+    # (default 30; 0 skips it), after replaying the checked-in reproducers.
+    fuzz_seconds=${FUSESCOPE_FUZZ_SECONDS:-30}
     if [ "$fuzz_seconds" != 0 ]; then
         log "fuzz smoke: ${fuzz_seconds} s per target"
         scripts/fuzz.sh "$fuzz_seconds"
