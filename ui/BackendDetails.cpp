@@ -2,6 +2,7 @@
 
 #include "analysis/CompileTime.h"
 #include "analysis/Confidence.h"
+#include "analysis/Deployment.h"
 #include "analysis/Format.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
@@ -74,6 +75,11 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
     }
     if (!run.memoryMethod.empty())
         text += QString("memory: %1 (eager %2), method %3\n")
+    if (const auto lines = deploymentLines(run); !lines.empty()) { // analysis/Deployment.h
+        text += "\ndeployment: ";
+        for (const auto& line : lines)
+            text += q(line) + "\n";
+    }
                     .arg(q(format::bytes(run.peakMemoryBytes)), q(format::bytes(run.eagerPeakMemoryBytes)),
                          q(run.memoryMethod));
     if (!run.stages.empty()) {

@@ -3,6 +3,7 @@
 #include "analysis/Advice.h"
 #include "analysis/ComparisonColumns.h"
 #include "analysis/CompileTime.h"
+#include "analysis/Deployment.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/RunWarnings.h"
@@ -169,6 +170,22 @@ void compileSection(std::ostringstream& out, const Report& report) {
     }
 }
 
+// The artifact of each backend that ships one: size next to eager, load and first call in fresh
+// processes (analysis/Deployment.h).
+void deploymentSection(std::ostringstream& out, const Report& report) {
+    bool header = false;
+    for (const auto& run : report.backends) {
+        const auto lines = deploymentLines(run);
+        if (lines.empty())
+            continue;
+        if (!header)
+            out << "\ndeployment (the artifact a user would ship):\n";
+        header = true;
+        for (size_t i = 0; i < lines.size(); ++i)
+            out << "  " << (i == 0 ? run.name + ": " : std::string()) << lines[i] << "\n";
+    }
+}
+
 // How sure each median is (analysis/RunWarnings.h, confidenceText): the 95 % order-statistic
 // intervals of the speedup and of the compiled latency, and whether the target was met.
 void confidenceSection(std::ostringstream& out, const Report& report) {
@@ -288,6 +305,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     breaksSection(out, report);
     shapesSection(out, report);
     partsSection(out, report);
+    deploymentSection(out, report);
     confidenceSection(out, report);
     recommendationSection(out, report, summary);
     adviceSection(out, report);

@@ -205,6 +205,7 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["measure"] = measureJson(run);
         b["peak_memory_bytes"] = orNull(run.peakMemoryBytes);
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
+        b["deployment"] = run.deployment ? json(*run.deployment) : json(nullptr); // artifact backends
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
         if (run.accuracy)
             b["accuracy"] = {

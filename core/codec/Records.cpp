@@ -377,6 +377,35 @@ void readCode(const Reader& r, CodeArtifact& c) {
 // ---- stage graphs ----------------------------------------------------------------------------
 
 void readNode(const Reader& r, GraphNode& n) {
+// `deployment` (docs/protocol.md): sizes >= 0, times >= 0, fresh_processes >= 0, the resident
+// fraction in [0, 1]; a bad member fails with its path.
+Deployment readDeployment(const Reader& r) {
+    Deployment d;
+    d.artifact = r.str("artifact");
+    d.loader = r.str("loader");
+    const auto nonNegative = [&](const char* key, auto value) {
+        if (value && *value < 0) {
+            r.failAt(key, "must be >= 0");
+            value.reset();
+        }
+        return value;
+    };
+    d.artifactBytes = nonNegative("artifact_bytes", r.optInt64("artifact_bytes"));
+    d.eagerModelBytes = nonNegative("eager_model_bytes", r.optInt64("eager_model_bytes"));
+    d.loadSeconds = nonNegative("load_s", r.optNumber("load_s"));
+    d.firstCallSeconds = nonNegative("first_call_s", r.optNumber("first_call_s"));
+    d.processSeconds = nonNegative("process_s", r.optNumber("process_s"));
+    d.freshProcesses = boundedInt(r, "fresh_processes", 0, 0);
+    d.loadSamplesSeconds = r.numbers("load_samples_s");
+    d.firstCallSamplesSeconds = r.numbers("first_call_samples_s");
+    d.fileCache = r.str("file_cache");
+    d.fileCacheResident = r.optNumber("file_cache_resident");
+    if (d.fileCacheResident && !(*d.fileCacheResident >= 0 && *d.fileCacheResident <= 1))
+        r.failAt("file_cache_resident", "expected a fraction in [0, 1]");
+    d.error = r.str("error");
+    return d;
+}
+
     if (!r.has("id"))
         r.fail("a node needs an \"id\"");
     n.id = r.str("id");
@@ -584,6 +613,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
         RunPlacement placement;
         placement.threads = boundedInt(*p, "threads", 0, 0);
         if (p->has("threads_requested") && !p->value()["threads_requested"].is_null())
+    if (auto d = r.object("deployment")) // artifact backends only; absent in older reports
+        run.deployment = readDeployment(*d);
             placement.threadsRequested = boundedInt(*p, "threads_requested", 0, 1);
         const auto cpuList = [&](const char* key) {
             std::vector<int> cpus;

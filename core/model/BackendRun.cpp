@@ -217,3 +217,5 @@ void to_json(json& j, const BackendRun& r) {
 }
 
 } // namespace fusescope
+    if (r.deployment) // written only when measured: older reports round-trip unchanged
+        j["deployment"] = *r.deployment;

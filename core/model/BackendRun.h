@@ -1,6 +1,7 @@
 #pragma once
 
 #include "CompileTime.h"
+#include "Deployment.h"
 #include "StageGraph.h"
 #include "trace/KernelTrace.h"
 
@@ -209,6 +210,7 @@ struct BackendRun {
     std::string log; // tail of the worker's stderr
 
     bool finished() const {
+    std::optional<Deployment> deployment; // the artifact a user would ship (Deployment.h)
         return status == RunStatus::Ok || status == RunStatus::Failed || status == RunStatus::Unavailable ||
                status == RunStatus::Cancelled;
     }

@@ -11,6 +11,7 @@
 // samples messages are relayed on this runner's channel.
 
 #include "AotInductorRunner.h"
+#include "DeploymentProbe.h"
 #include "LibTorchUtil.h"
 #include "TorchScriptRunner.h"
 #include "capture/RunRequest.h"
@@ -452,6 +453,7 @@ int runBackend(Channel& channel, const json& request) {
     json info = json::object();
     if (auto method = jsonutil::valueOr<std::string>(reply, "method", ""); !method.empty())
         info["export_method"] = method;
+    json deployment; // null until measured: the artifact loaded in fresh processes (DeploymentProbe)
     if (auto it = reply.find("script_error"); it != reply.end() && !it->is_null())
         info["script_error"] = *it;
     std::optional<RunError> failure;
@@ -478,6 +480,13 @@ int runBackend(Channel& channel, const json& request) {
         const std::string method = jsonutil::valueOr<std::string>(reply, "method", "");
         channel.progress("compile", 0.3,
                          aoti ? "reading the example inputs of the AOTInductor package"
+        if (!failure && !stopRequested()) {
+            // While the export's files exist: the artifact's size and its load in fresh processes.
+            channel.progress("compile", 0.45,
+                             "deployment: loading the artifact in " +
+                                 std::to_string(libtorch::kDeployFreshProcesses) + " fresh runner processes");
+            deployment = libtorch::measureDeployment(backend, reply, at::get_num_threads(), stopRequested);
+        }
                               : "loading " + method + "ed TorchScript into LibTorch");
         failure = runner->load(reply);
         if (!failure && !stopRequested()) {
@@ -559,6 +568,8 @@ int runBackend(Channel& channel, const json& request) {
                    {"compile_capture_overhead_s", captureOverhead ? json(*captureOverhead) : json(nullptr)},
                    {"first_call_s", firstCall ? json(*firstCall) : json(nullptr)},
                    {"peak_memory_bytes", peak.bytes ? json(*peak.bytes) : json(nullptr)},
+    if (!deployment.is_null())
+        result["deployment"] = deployment;
                    {"memory_method", peak.bytes ? peak.method : std::string()},
                    {"accuracy", accuracy ? json(*accuracy) : json(nullptr)},
                    {"graphs", -1},
@@ -596,6 +607,9 @@ json listBackends() {
                          {"reason", ""},
                          {"tags", {"cpu", "libtorch"}}},
                         nnc,
+    // A fresh process of the deployment view (DeploymentProbe.h): load the artifact, one call, exit.
+    if (argc > 1 && std::string(argv[1]) == libtorch::kDeployLoadFlag)
+        return libtorch::runDeployLoad(argc, argv, [&](const json& message) { channel.send(message); });
                         {{"name", "aot_inductor"},
                          {"family", "libtorch"},
                          {"available", aotiMissing.empty()},

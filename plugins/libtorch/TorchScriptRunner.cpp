@@ -76,6 +76,7 @@ struct TorchScriptRunner::Impl {
     double loadSeconds = 0;
     double compileSeconds = 0;
     double firstCallSeconds = 0;
+    bool firstCallOnly = false;
     std::vector<StageGraph> stages;
     std::optional<Accuracy> accuracy;
     nlohmann::json info = nlohmann::json::object();
@@ -180,6 +181,10 @@ std::optional<RunError> TorchScriptRunner::compile() {
             ++calls;
             if (calls == 1)
                 d->firstCallSeconds = secondsSince(callStart);
+            if (d->firstCallOnly) {
+                d->compileSeconds = d->loadSeconds + secondsSince(start);
+                return std::nullopt;
+            }
             optimized = torch::jit::lastExecutedOptimizedGraph();
             if (optimized && !containsKind(optimized->block(), "prim::profile") &&
                 !containsKind(optimized->block(), "prim::profile_ivalue"))
@@ -253,6 +258,9 @@ std::optional<RunError> TorchScriptRunner::checkAccuracy() {
     return std::nullopt;
 }
 
+void TorchScriptRunner::setFirstCallOnly(bool firstCallOnly) {
+    d->firstCallOnly = firstCallOnly;
+}
 double TorchScriptRunner::loadSeconds() const {
     return d->loadSeconds;
 }

@@ -28,6 +28,9 @@ public:
     // Calls the module until the executor has its optimized plan (NNC: after the profiling runs),
     // then converts the graphs before and after into stages.
     std::optional<RunError> compile() override;
+    // The deployment probe (DeploymentProbe.cpp): compile() stops after the first call, as a
+    // deployed module's first call is; no optimized plan is waited for and no stage converted.
+    void setFirstCallOnly(bool firstCallOnly);
     std::optional<RunError> measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
                                     const std::function<void(std::vector<double>)>& onSamples) override;
     std::optional<RunError> checkAccuracy() override;

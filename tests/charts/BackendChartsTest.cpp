@@ -43,6 +43,7 @@ private slots:
     void logScaleToggles();
     void exportsNonBlankFiles();
     void compileTimeStacksItsPhases();
+    void deploymentChartShowsOnlyArtifactBackends();
 };
 
 void BackendChartsTest::pointsGrowAsSamplesStream() {
@@ -221,6 +222,60 @@ void BackendChartsTest::compileTimeStacksItsPhases() {
     charts.flush();
     QCOMPARE(pointCount(charts.compilePhaseBars("kernel_compilation")), 0);
     QVERIFY(!plot->legend->visible());
+}
+
+// The deployment chart (BackendRun::deployment): hidden until a backend has an artifact, then
+// artifact size, eager size (KiB) and load time (ms, right axis) for those backends only, keyed
+// 0, 1, ... among them; it exports like the other charts.
+void BackendChartsTest::deploymentChartShowsOnlyArtifactBackends() {
+    Report report;
+    report.backends.push_back(finishedRun("eager", 2.0, 2.0, 5));
+    report.backends.push_back(finishedRun("inductor", 1.0, 2.0, 5));
+    report.backends.push_back(finishedRun("aot_inductor", 0.8, 2.0, 5));
+    BackendCharts charts;
+    charts.resize(900, 900);
+    charts.setReport(&report);
+    QCustomPlot* plot = charts.plot(BackendCharts::Chart::Deployment);
+    QVERIFY(plot->isHidden());
+    QCOMPARE(pointCount(charts.deploymentBars(BackendCharts::DeploymentSeries::ArtifactSize)), 0);
+
+    Deployment d;
+    d.artifact = "model.pt2";
+    d.artifactBytes = 200 * 1024;
+    d.eagerModelBytes = 100 * 1024;
+    d.loadSeconds = 0.015;
+    d.freshProcesses = 3;
+    report.backends[2].deployment = d;
+    charts.backendUpdated(2);
+    charts.flush();
+    QVERIFY(!plot->isHidden());
+    QCOMPARE(charts.deploymentBackends(), QStringList{"aot_inductor"});
+    auto* artifact = charts.deploymentBars(BackendCharts::DeploymentSeries::ArtifactSize);
+    auto* eager = charts.deploymentBars(BackendCharts::DeploymentSeries::EagerSize);
+    auto* load = charts.deploymentBars(BackendCharts::DeploymentSeries::LoadTime);
+    QCOMPARE(pointCount(artifact), 1);
+    QCOMPARE(artifact->data()->at(0)->key, 0.0);
+    QCOMPARE(artifact->data()->at(0)->value, 200.0); // KiB
+    QCOMPARE(eager->data()->at(0)->value, 100.0);
+    QCOMPARE(load->data()->at(0)->value, 15.0); // ms
+    QCOMPARE(load->valueAxis(), plot->yAxis2);
+    QVERIFY(plot->yAxis->label().contains("KiB"));
+
+    QTemporaryDir dir;
+    for (const char* suffix : {".png", ".svg", ".pdf"}) {
+        QString error;
+        QVERIFY2(charts.exportChart(BackendCharts::Chart::Deployment, dir.filePath(QString("d") + suffix),
+                                    600, 400, &error),
+                 qPrintable(error));
+    }
+    QFile svg(dir.filePath("d.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("aot_inductor"));
+
+    report.backends[2].deployment.reset();
+    charts.backendUpdated(2);
+    charts.flush();
+    QVERIFY(plot->isHidden());
 }
 
 int main(int argc, char** argv) {

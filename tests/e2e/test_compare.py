@@ -216,12 +216,13 @@ def test_malformed_backend_entry_is_a_usage_error_naming_it(cli):
 
 def test_aot_inductor_compiles_runs_and_fuses_on_mlp(cli, tmp_path):
     """LibTorch family, aot_inductor (docs/libtorch.md): a real AOTInductor package of demo:mlp,
-    built by the worker, loaded and timed in-process; about a minute on 2 cores."""
+    built by the worker, loaded and timed in-process; about a minute on 2 cores. torchscript rides
+    along (a few seconds) for the deployment view both share (docs/libtorch.md, "Deployment")."""
     listed = {b["name"]: b for b in cli("backends", "--json").json()["backends"]}
     assert listed["aot_inductor"]["family"] == "libtorch"
     assert listed["aot_inductor"]["available"] is True, listed["aot_inductor"]
     out = tmp_path / "r.fscope"
-    r = cli("compare", "demo:mlp", "--backends", "eager,aot_inductor", "--out", out, "--json", *FAST)
+    r = cli("compare", "demo:mlp", "--backends", "eager,torchscript,aot_inductor", "--out", out, "--json", *FAST)
     assert r.code == OK, r
     b = by_name(r.json())["aot_inductor"]
     assert b["status"] == "ok", b["error"]
@@ -230,3 +231,20 @@ def test_aot_inductor_compiles_runs_and_fuses_on_mlp(cli, tmp_path):
     assert b["accuracy"]["pass"] is True
     assert 0 < b["kernels_after_fusion"] < b["nodes_before_fusion"]
     assert [st["name"] for st in b["stages"]] == ["export", "aot_forward", "post_grad", "pre_fusion", "post_fusion"]
+
+    # Deployment: the artifact's size next to the eager state_dict's, its load and first call in
+    # fresh runner processes (never the runner's own load), read back from the saved report.
+    rows = by_name(cli("show", out, "--json").json())
+    assert rows["eager"]["deployment"] is None
+    for name, artifact in (("aot_inductor", "model.pt2"), ("torchscript", "model.pt")):
+        d = rows[name]["deployment"]
+        assert rows[name]["status"] == "ok", rows[name]["error"]
+        assert d is not None and "error" not in d, (name, d)
+        assert d["artifact"] == artifact and d["artifact_bytes"] > 0 and d["eager_model_bytes"] > 0
+        assert d["fresh_processes"] == 3 and len(d["load_samples_s"]) == 3
+        assert d["load_s"] > 0 and d["first_call_s"] > 0 and d["process_s"] > d["load_s"]
+        assert d["file_cache"] in ("warm", "partial", "cold") and 0 <= d["file_cache_resident"] <= 1
+    # the package holds the compiled library besides the weights: larger than the bare state_dict
+    assert rows["aot_inductor"]["deployment"]["artifact_bytes"] > rows["aot_inductor"]["deployment"]["eager_model_bytes"]
+    text = cli("show", out).stdout
+    assert "deployment (the artifact a user would ship):" in text and "artifact model.pt2" in text, text

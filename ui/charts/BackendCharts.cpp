@@ -1,6 +1,8 @@
 #include "BackendCharts.h"
 
 #include "analysis/CompileTime.h"
+#include "analysis/Deployment.h"
+#include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/Summary.h"
 #include "engine/ReportModel.h"
@@ -52,6 +54,8 @@ QString BackendCharts::title(Chart chart) {
         return QObject::tr("Compile time (s)");
     case Chart::PeakMemory:
         return QObject::tr("Peak memory (MiB)");
+    case Chart::Deployment:
+        return QObject::tr("Deployment: artifact size vs eager, load in a fresh process");
     }
     return {};
 }
@@ -68,7 +72,7 @@ BackendCharts::BackendCharts(QWidget* parent)
 
     auto* grid = new QGridLayout;
     const QColor colors[2] = {QColor(150, 150, 150), QColor(31, 119, 180)};
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < kChartCount; ++c) {
         const auto chart = static_cast<Chart>(c);
         auto* plot = new QCustomPlot(this);
         m_plots[c] = plot;
@@ -91,6 +95,12 @@ BackendCharts::BackendCharts(QWidget* parent)
             else
                 QToolTip::showText(e->globalPosition().toPoint(), text, plot);
         });
+        if (chart == Chart::Deployment) {
+            grid->addWidget(plot, c / 2, 0, 1, 2); // the whole last row, shown only with artifacts
+            addDeploymentBars(plot);
+            plot->setVisible(false);
+            continue;
+        }
         grid->addWidget(plot, c / 2, c % 2);
         if (chart == Chart::Latency) {
             for (int eager = 0; eager < 2; ++eager) {
@@ -165,6 +175,87 @@ void BackendCharts::addPhaseBars(QCustomPlot* plot) {
     plot->legend->setFont(QFont(font().family(), 7));
     plot->legend->removeItem(0); // the compile_s bar: the segments carry the legend
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+// Per artifact backend three bars side by side: the artifact's size and the eager state_dict's
+// on the left axis, the median load time in fresh processes on the right one.
+void BackendCharts::addDeploymentBars(QCustomPlot* plot) {
+    auto* group = new QCPBarsGroup(plot);
+    group->setSpacingType(QCPBarsGroup::stAbsolute);
+    group->setSpacing(2);
+    const struct {
+        const char* name;
+        QColor color;
+        bool right;
+    } series[3] = {{"artifact size", QColor(31, 119, 180), false},
+                   {"eager state_dict size", QColor(150, 150, 150), false},
+                   {"load time (fresh process)", QColor(255, 127, 14), true}};
+    plot->yAxis2->setVisible(true);
+    plot->yAxis->setLabel(tr("size (KiB)"));
+    plot->yAxis2->setLabel(tr("load (ms)"));
+    for (int s = 0; s < 3; ++s) {
+        auto* bars = new QCPBars(plot->xAxis, series[s].right ? plot->yAxis2 : plot->yAxis);
+        bars->setName(tr(series[s].name));
+        bars->setWidth(0.25);
+        bars->setBrush(series[s].color.lighter(120));
+        bars->setPen(QPen(series[s].color));
+        bars->setBarsGroup(group);
+        m_deploymentBars[s] = bars;
+    }
+    plot->legend->setVisible(true);
+    plot->legend->setFont(QFont(font().family(), 7));
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+}
+
+QCPBars* BackendCharts::deploymentBars(DeploymentSeries series) const {
+    return m_deploymentBars[static_cast<int>(series)];
+}
+
+// Few backends have an artifact: the chart is re-read whole at each redraw, its keys counting
+// only those backends.
+void BackendCharts::rebuildDeployment() {
+    QCustomPlot* plot = m_plots[static_cast<int>(Chart::Deployment)];
+    for (auto* bars : m_deploymentBars)
+        bars->data()->clear();
+    m_deploymentBackends.clear();
+    std::vector<const Deployment*> shown;
+    int64_t largest = 0;
+    for (int i = 0; i < backendCount(); ++i) {
+        const BackendRun* run = runAt(i);
+        if (!run || !run->deployment || !run->deployment->artifactBytes)
+            continue;
+        shown.push_back(&*run->deployment);
+        m_deploymentBackends << QString::fromStdString(run->name);
+        largest = std::max(
+            {largest, *run->deployment->artifactBytes, run->deployment->eagerModelBytes.value_or(0)});
+    }
+    plot->setVisible(!shown.empty());
+    m_deploymentSizeUnit = largest >= 10 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
+    plot->yAxis->setLabel(m_deploymentSizeUnit > 1024.0 ? tr("size (MiB)") : tr("size (KiB)"));
+    double maxSize = 0, maxLoad = 0;
+    for (size_t k = 0; k < shown.size(); ++k) {
+        const Deployment& d = *shown[k];
+        const double key = static_cast<double>(k);
+        const double artifact = static_cast<double>(*d.artifactBytes) / m_deploymentSizeUnit;
+        deploymentBars(DeploymentSeries::ArtifactSize)->addData(key, artifact);
+        maxSize = std::max(maxSize, artifact);
+        if (d.eagerModelBytes) {
+            const double eager = static_cast<double>(*d.eagerModelBytes) / m_deploymentSizeUnit;
+            deploymentBars(DeploymentSeries::EagerSize)->addData(key, eager);
+            maxSize = std::max(maxSize, eager);
+        }
+        if (d.loadSeconds) {
+            deploymentBars(DeploymentSeries::LoadTime)->addData(key, *d.loadSeconds * 1e3);
+            maxLoad = std::max(maxLoad, *d.loadSeconds * 1e3);
+        }
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int k = 0; k < m_deploymentBackends.size(); ++k)
+        ticker->addTick(k, m_deploymentBackends[k]);
+    plot->xAxis->setTicker(ticker);
+    plot->xAxis->setRange(-0.6, std::max<double>(static_cast<double>(shown.size()), 1.0) - 0.4);
+    plot->yAxis->setRange(0, maxSize > 0 ? maxSize * 1.3 : 1.0);
+    plot->yAxis2->setRange(0, maxLoad > 0 ? maxLoad * 1.3 : 1.0);
 }
 
 QCPBars* BackendCharts::compilePhaseBars(const std::string& phase) const {
@@ -261,6 +352,7 @@ void BackendCharts::rebuild() {
     rebuildLatency();
     rebuildBars();
     updateTicks();
+    rebuildDeployment(); // after updateTicks: its ticks are the artifact backends only
     for (auto* plot : m_plots)
         plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -322,6 +414,7 @@ void BackendCharts::rebuildBars() {
                     value = static_cast<double>(*run->peakMemoryBytes) / (1024.0 * 1024.0);
                 break;
             case Chart::Latency:
+            case Chart::Deployment: // its own keys: rebuildDeployment
                 break;
             }
             if (value)
@@ -350,6 +443,8 @@ void BackendCharts::rebuildBars() {
 void BackendCharts::updateTicks() {
     const int n = backendCount();
     for (auto* plot : m_plots) {
+        if (plot == m_plots[static_cast<int>(Chart::Deployment)])
+            continue; // rebuildDeployment sets its own
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (int i = 0; i < n; ++i)
             ticker->addTick(i, backendLabel(i));
@@ -378,7 +473,21 @@ bool BackendCharts::latencyLogScale() const {
 QString BackendCharts::tooltipFor(Chart chart, const QPoint& pos) const {
     QCustomPlot* plot = m_plots[static_cast<int>(chart)];
     const double key = plot->xAxis->pixelToCoord(pos.x());
-    const int index = static_cast<int>(std::lround(key));
+    int index = static_cast<int>(std::lround(key));
+    if (chart == Chart::Deployment) { // keys count the artifact backends only
+        if (index < 0 || index >= m_deploymentBackends.size())
+            return {};
+        for (int i = 0; i < backendCount(); ++i)
+            if (runAt(i) && QString::fromStdString(runAt(i)->name) == m_deploymentBackends[index]) {
+                if (std::abs(key - index) > 0.45)
+                    return {};
+                QString text = m_deploymentBackends[index];
+                for (const auto& line : deploymentLines(*runAt(i)))
+                    text += QLatin1Char('\n') + QString::fromStdString(line);
+                return text;
+            }
+        return {};
+    }
     const BackendRun* run = runAt(index);
     if (!run || std::abs(key - index) > 0.45)
         return {};
@@ -427,6 +536,8 @@ QString BackendCharts::tooltipFor(Chart chart, const QPoint& pos) const {
                           .arg(static_cast<double>(*run->peakMemoryBytes) / (1024.0 * 1024.0), 0, 'f', 1)
                           .arg(QString::fromStdString(run->memoryMethod));
     }
+    case Chart::Deployment:
+        break; // above
     }
     return text;
 }

@@ -20,7 +20,9 @@ namespace fusescope {
 class ReportModel;
 
 // The comparison charts of a Report: latency per backend (box of quartiles, every sample as a
-// jittered strip, eager beside compiled), speedup over eager, compile time and peak memory.
+// jittered strip, eager beside compiled), speedup over eager, compile time and peak memory, and,
+// when some backend produced an artifact (BackendRun::deployment), its size next to the eager
+// model's and its load time in a fresh process.
 //
 // The report is owned elsewhere and grows while a comparison streams. Callers say what changed
 // (backendUpdated, samplesArrived); the charts re-read that backend on a coalescing timer, so a
@@ -28,7 +30,10 @@ class ReportModel;
 class BackendCharts : public QWidget {
     Q_OBJECT
 public:
-    enum class Chart { Latency, Speedup, CompileTime, PeakMemory };
+    enum class Chart { Latency, Speedup, CompileTime, PeakMemory, Deployment };
+    static constexpr int kChartCount = 5;
+    // The deployment chart's bars, per artifact backend: sizes on the left axis, load on the right.
+    enum class DeploymentSeries { ArtifactSize, EagerSize, LoadTime };
     static constexpr int kRedrawIntervalMs = 100;
 
     explicit BackendCharts(QWidget* parent = nullptr);
@@ -54,6 +59,9 @@ public:
     // The compile-time chart's stacked segment of one phase (compile_breakdown), or nullptr for a
     // phase that is not documented (analysis/CompileTime.h).
     QCPBars* compilePhaseBars(const std::string& phase) const;
+    QCPBars* deploymentBars(DeploymentSeries series) const;
+    // The backends the deployment chart shows, in its key order (0, 1, ...).
+    QStringList deploymentBackends() const { return m_deploymentBackends; }
     int redrawCount() const { return m_redraws; }
 
     // Writes one chart; the extension picks PNG, SVG or PDF.
@@ -78,16 +86,21 @@ private:
     void rebuildLatency();
     void rebuildBars();
     void addPhaseBars(QCustomPlot* plot);
+    void addDeploymentBars(QCustomPlot* plot);
+    void rebuildDeployment();
     void updateTicks();
     QString tooltipFor(Chart chart, const QPoint& pos) const;
     void exportWithDialog(Chart chart);
 
     const Report* m_report = nullptr;
     std::map<int, const BackendRun*> m_live;
-    QCustomPlot* m_plots[4] = {};
+    QCustomPlot* m_plots[kChartCount] = {};
     QCPStatisticalBox* m_boxes[2] = {};
     QCPGraph* m_strips[2] = {};
-    QCPBars* m_bars[4] = {};
+    QCPBars* m_bars[kChartCount] = {}; // Speedup, CompileTime, PeakMemory: one bar per backend
+    QCPBars* m_deploymentBars[3] = {}; // DeploymentSeries
+    QStringList m_deploymentBackends;
+    double m_deploymentSizeUnit = 1024.0;        // bytes per unit of the size axis (KiB or MiB)
     std::map<std::string, QCPBars*> m_phaseBars; // compile time by phase, stacked over m_bars
     QCheckBox* m_logScale = nullptr;
     QTimer* m_redrawTimer = nullptr;
