@@ -68,6 +68,8 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
                      : QString("accuracy status: %1%2\n")
                            .arg(q(accuracyStatus(*run.accuracy)),
                                 run.accuracy->reason.empty() ? QString() : ": " + q(run.accuracy->reason)));
+    if (run.accuracy && run.accuracy->firstDivergence) // --bisect (docs/accuracy.md)
+        text += "accuracy bisect: " + q(firstDivergenceText(*run.accuracy->firstDivergence)) + "\n";
     if (const auto lines = compileTimeLines(run); !lines.empty()) { // analysis/CompileTime.h
         text += "\n";
         for (const auto& line : lines)

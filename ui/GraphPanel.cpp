@@ -229,6 +229,20 @@ void GraphPanel::onBackendChanged() {
         m_sideBySide->setChecked(fuses);
     }
     onStagesChanged();
+    showFirstDivergence();
+}
+
+bool GraphPanel::showFirstDivergence() {
+    if (!m_run || !m_run->accuracy || !m_run->accuracy->firstDivergence)
+        return false;
+    const auto run = m_run; // showKernel/showDynamoGraph may replace m_run
+    const FirstDivergence& d = *run->accuracy->firstDivergence;
+    if (!d.kernel.empty() && showKernel(m_backend->currentText(), q(d.kernel)) > 0)
+        return true;
+    if (d.node.empty() || d.graph < 0 || !showDynamoGraph(m_backend->currentText(), d.graph))
+        return false;
+    primaryView()->selectNode(q(d.node));
+    return true;
 }
 
 void GraphPanel::onStagesChanged() {

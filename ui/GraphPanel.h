@@ -46,6 +46,10 @@ public:
 
     // Shows `backend`'s Dynamo graph `graph` (its dynamo_fx stage) alone; false when it has none.
     bool showDynamoGraph(const QString& backend, int graph);
+    // The accuracy bisect's answer (docs/accuracy.md) in the shown backend: its kernel selected
+    // after fusion with the nodes it came from marked, or without a kernel the diverging node
+    // selected in its Dynamo graph. Done whenever a bisected backend is shown; false when none.
+    bool showFirstDivergence();
     // The "graph break" banners over the view, one per break at the shown Dynamo graph(s).
     QStringList breakBanners() const;
 

@@ -33,6 +33,13 @@ RunOptionsPane::RunOptionsPane(QWidget* parent)
     form->addRow(tr("dynamic"), m_dynamic);
     form->addRow(tr("Inductor"), m_inductorConfig);
     form->addRow(m_trace);
+    m_bisect = new QCheckBox(tr("Bisect accuracy failures"));
+    m_bisect->setToolTip(
+        tr("When a backend fails accuracy, find the first graph node (its kernel, module and "
+           "source line) where it leaves eager's values: one more compile per graph, at most "
+           "%1 s per backend (--bisect, docs/accuracy.md)")
+            .arg(kDefaultBisectBudgetSeconds));
+    form->addRow(m_bisect);
     m_threads = new QSpinBox;
     m_threads->setRange(0, 1024);
     m_threads->setSpecialValueText(tr("auto"));
@@ -58,6 +65,8 @@ Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
     CompareSettings settings;
     settings.model = model.trimmed().toStdString();
     settings.captureTrace = m_trace->isChecked();
+    if (m_bisect->isChecked())
+        settings.bisectBudgetSeconds = kDefaultBisectBudgetSeconds;
     if (m_threads->value() > 0)
         settings.placement.threads = m_threads->value();
     settings.measure.confidencePct = m_confidence->value();
@@ -89,6 +98,7 @@ void RunOptionsPane::showSettingsOf(const Report& report) {
     m_inductorConfig->setText(
         QString::fromStdString(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
     m_trace->setChecked(
+    m_bisect->setChecked(report.settings.is_object() && report.settings.contains("bisect_budget_s"));
         std::any_of(report.backends.begin(), report.backends.end(),
                     [](const BackendRun& run) { return run.trace.has_value() || !run.traceInfo.is_null(); }));
     const nlohmann::json workload = report.settings.is_object() && report.settings.contains("workload")

@@ -35,6 +35,7 @@ private:
     QComboBox* m_dynamic = nullptr;
     QLineEdit* m_inductorConfig = nullptr;
     QCheckBox* m_trace = nullptr;
+    QCheckBox* m_bisect = nullptr;
     QSpinBox* m_threads = nullptr;          // 0 shows "auto": the worker's default (docs/measurement.md)
     QDoubleSpinBox* m_confidence = nullptr; // --confidence: 0 shows "off" (docs/measurement.md)
     WorkloadOptions* m_workload = nullptr;

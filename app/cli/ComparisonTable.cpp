@@ -300,6 +300,10 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
             !run.accuracy->reason.empty())
             out << "accuracy: " << run.name << ": [" << accuracyStatus(*run.accuracy) << "] "
                 << run.accuracy->reason << "\n";
+    for (const auto& run : report.backends) // --bisect (docs/accuracy.md)
+        if (run.accuracy && run.accuracy->firstDivergence)
+            out << "bisect: " << run.name << ": " << firstDivergenceText(*run.accuracy->firstDivergence)
+                << "\n";
     compileSection(out, report);
     trainingSection(out, report);
     breaksSection(out, report);

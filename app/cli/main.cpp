@@ -166,6 +166,15 @@ int main(int argc, char** argv) {
     cmp->add_flag("--no-stages{false}", compare.settings.captureStages, "Skip IR stage capture");
     cmp->add_flag("--trace", compare.settings.captureTrace,
                   "Record kernel traces of a few extra iterations (PyTorch profiler on CPU, CUPTI on CUDA)");
+    bool bisect = false;
+    double bisectBudget = kDefaultBisectBudgetSeconds;
+    cmp->add_flag("--bisect", bisect,
+                  "When a backend fails accuracy, find the first FX node (and its kernel, module, source "
+                  "line) where it diverges from eager (docs/accuracy.md)");
+    cmp->add_option("--bisect-budget", bisectBudget, "Seconds the bisect of one backend may take")
+        ->check(secondsIn(0, kWeekSeconds, true))
+        ->type_name("SECONDS")
+        ->capture_default_str();
     std::string inputs;
     cmp->add_option("--inputs", inputs, "Input spec for TorchScript files, e.g. 4x16:float32,4:int64");
 
@@ -339,6 +348,8 @@ int main(int argc, char** argv) {
         }
         compare.plan = std::move(plan.value());
         auto parsedGoal = goalFromString(goal);
+        if (bisect)
+            settings.bisectBudgetSeconds = bisectBudget;
         if (!parsedGoal) {
             std::fprintf(stderr, "error: --goal: '%s' is not one of latency, throughput, memory, compile\n",
                          goal.c_str());

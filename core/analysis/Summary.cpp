@@ -220,7 +220,9 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
                  run.accuracy->precision.empty() ? json(nullptr) : json(run.accuracy->precision)},
                 {"status", accuracyStatus(*run.accuracy)},
                 {"reason", run.accuracy->reason.empty() ? json(nullptr) : json(run.accuracy->reason)}};
-        else
+        if (run.accuracy && run.accuracy->firstDivergence) // the accuracy bisect (docs/accuracy.md)
+            b["accuracy"]["first_divergence"] = *run.accuracy->firstDivergence;
+        if (!run.accuracy)
             b["accuracy"] = nullptr;
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);
         b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);

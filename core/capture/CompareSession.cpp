@@ -46,6 +46,8 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
                            {"max_runs", base.measure.maxRuns},
                            {"max_time_s", base.measure.maxTimeSeconds},
                            {"confidence_pct", base.measure.confidencePct}}},
+    if (base.bisectBudgetSeconds) // --bisect (docs/accuracy.md)
+        m_report.settings["bisect_budget_s"] = *base.bisectBudgetSeconds;
                          {"timeout_s", base.timeoutSeconds},
                          {"cache", base.warmCache ? "warm" : "cold"},
                          {"options", base.options},

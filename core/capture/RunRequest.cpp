@@ -23,7 +23,12 @@ nlohmann::json RunRequest::toProtocol(const std::string& id) const {
               {"max_runs", measure.maxRuns},
               {"max_time_s", measure.maxTimeSeconds},
               {"confidence_pct", measure.confidencePct}}},
-            {"capture", {{"stages", captureStages}, {"code", captureCode}, {"trace", captureTrace}}},
+            {"capture",
+             {{"stages", captureStages},
+              {"code", captureCode},
+              {"trace", captureTrace},
+              {"bisect_budget_s",
+               bisectBudgetSeconds ? nlohmann::json(*bisectBudgetSeconds) : nlohmann::json(nullptr)}}},
             {"placement", placement.toProtocol()},
             {"inputs", inputs},
             {"workload", workload.toProtocol()}};

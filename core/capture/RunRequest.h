@@ -42,7 +42,9 @@ struct RunRequest {
     Workload workload; // training, precision, shape list, per-submodule backends
     bool captureStages = true;
     bool captureCode = true;
-    bool captureTrace = false;   // kernels of a few extra iterations (profiler on CPU, CUPTI on CUDA)
+    bool captureTrace = false; // kernels of a few extra iterations (profiler on CPU, CUPTI on CUDA)
+    // Bisect an accuracy failure within this many seconds (docs/accuracy.md); unset: no bisect.
+    std::optional<double> bisectBudgetSeconds;
     bool warmCache = false;      // reuse compile caches: faster, but compile time is then not cold
     double timeoutSeconds = 900; // the whole run, load to result
 

@@ -8,6 +8,9 @@
 
 namespace fusescope {
 
+// The accuracy bisect's budget per backend when the user names none (docs/accuracy.md).
+constexpr double kDefaultBisectBudgetSeconds = 120;
+
 // The settings of one comparison as the user gives them, on the command line (fusescope-cli
 // compare) or in the window's Options box: text where the user types text, checked here once for
 // both front ends by planSession().
@@ -31,6 +34,8 @@ struct CompareSettings {
     bool warmCache = false;
     bool captureStages = true;
     bool captureTrace = false;
+    // Bisect accuracy failures (--bisect, "Bisect accuracy failures"), each within this budget.
+    std::optional<double> bisectBudgetSeconds;
 };
 
 // What CompareSession runs: setSearchAssignments(searchAssignments), start(backends, base).

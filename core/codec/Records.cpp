@@ -125,6 +125,7 @@ json checkedSettingsAt(const Reader& s) {
             checkNumberMember(*measure, key);
     checkNumberMember(s, "timeout_s");
     checkStringMember(s, "cache");
+    checkNumberMember(s, "bisect_budget_s");      // only when --bisect was given
     if (auto placement = s.object("placement")) { // reports before --threads have none
         checkNumberMember(*placement, "threads");
         (void)placement->numbers("pin");
@@ -198,6 +199,30 @@ void readAccuracy(const Reader& r, Accuracy& a) {
     a.precision = r.str("precision");
     a.status = r.str("status"); // absent in reports written before statuses
     a.reason = r.str("reason");
+    a.firstDivergence.reset();
+    if (auto d = r.object("first_divergence")) { // absent unless the bisect ran
+        FirstDivergence f;
+        f.node = d->str("node");
+        f.graph = d->integer("graph", -1);
+        f.stage = d->str("stage");
+        f.op = d->str("op");
+        f.kernel = d->str("kernel");
+        f.kernels = d->strings("kernels");
+        f.module = d->str("module");
+        f.moduleType = d->str("module_type");
+        f.file = d->str("file");
+        f.line = d->integer("line");
+        f.code = d->str("code");
+        f.maxAbs = d->optNumber("max_abs");
+        f.maxRel = d->optNumber("max_rel");
+        f.method = d->str("method");
+        f.compiles = d->integer("compiles");
+        f.seconds = d->number("seconds");
+        f.budgetSeconds = d->optNumber("budget_s");
+        f.budgetExhausted = d->boolean("budget_exhausted");
+        f.reason = d->str("reason");
+        a.firstDivergence = std::move(f);
+    }
 }
 
 std::optional<Accuracy> optAccuracy(const Reader& r, const char* key) {

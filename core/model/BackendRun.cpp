@@ -3,6 +3,7 @@
 #include "JsonUtil.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace fusescope {
 
@@ -82,6 +83,72 @@ void to_json(json& j, const Accuracy& a) {
     j["precision"] = a.precision.empty() ? json(nullptr) : json(a.precision);
     j["status"] = a.status.empty() ? json(nullptr) : json(a.status);
     j["reason"] = a.reason.empty() ? json(nullptr) : json(a.reason);
+    if (a.firstDivergence)
+        j["first_divergence"] = *a.firstDivergence;
+}
+
+std::string firstDivergenceText(const FirstDivergence& d) {
+    std::ostringstream out;
+    out.precision(3);
+    if (d.node.empty()) {
+        out << "no diverging node named: " << (d.reason.empty() ? "unknown" : d.reason);
+    } else {
+        out << "first diverging node " << d.node;
+        if (!d.op.empty())
+            out << " (" << d.op << ")";
+        if (d.graph >= 0)
+            out << " in graph " << d.graph;
+        out << ", kernel " << (d.kernel.empty() ? "unknown" : d.kernel);
+        if (d.kernels.size() > 1)
+            out << " (and " << d.kernels.size() - 1 << " more)";
+        if (!d.module.empty())
+            out << ", module " << d.module;
+        if (!d.file.empty())
+            out << ", at " << d.file << ":" << d.line;
+        if (!d.code.empty())
+            out << " `" << d.code << "`";
+        if (d.maxAbs)
+            out << "; max abs " << *d.maxAbs;
+        if (d.maxRel)
+            out << ", max rel " << *d.maxRel;
+    }
+    out << " (bisect " << (d.method.empty() ? "" : d.method + ", ") << d.compiles
+        << (d.compiles == 1 ? " compile, " : " compiles, ") << d.seconds << " s"
+        << (d.budgetExhausted ? ", budget exhausted" : "") << ")";
+    return out.str();
+}
+
+void to_json(json& j, const FirstDivergence& d) {
+    j = json::object();
+    auto text = [&j](const char* key, const std::string& value) {
+        if (!value.empty())
+            j[key] = value;
+    };
+    text("node", d.node);
+    if (d.graph >= 0)
+        j["graph"] = d.graph;
+    text("stage", d.stage);
+    text("op", d.op);
+    text("kernel", d.kernel);
+    if (!d.kernels.empty())
+        j["kernels"] = d.kernels;
+    text("module", d.module);
+    text("module_type", d.moduleType);
+    text("file", d.file);
+    if (d.line > 0)
+        j["line"] = d.line;
+    text("code", d.code);
+    if (d.maxAbs)
+        j["max_abs"] = *d.maxAbs;
+    if (d.maxRel)
+        j["max_rel"] = *d.maxRel;
+    text("method", d.method);
+    j["compiles"] = d.compiles;
+    j["seconds"] = d.seconds;
+    if (d.budgetSeconds)
+        j["budget_s"] = *d.budgetSeconds;
+    j["budget_exhausted"] = d.budgetExhausted;
+    text("reason", d.reason);
 }
 
 std::string accuracyStatus(const Accuracy& a) {

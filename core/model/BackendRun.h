@@ -49,6 +49,31 @@ struct ModelInfo {
     std::vector<ModuleInfo> modules;
 };
 
+// Where an accuracy failure starts (docs/accuracy.md, "Bisect"): the first FX node of the graph
+// the backend received whose value leaves eager's, and the kernel of the measured compile that
+// holds it. Only on request (--bisect); every field but method/compiles/seconds may be unknown.
+struct FirstDivergence {
+    std::string node;                 // the Dynamo FX node's name; empty when none was found (see reason)
+    int graph = -1;                   // the Dynamo graph it is in
+    std::string stage;                // the stage whose node it names: dynamo_fx
+    std::string op;                   // its target, as the stage's nodes name it (aten.relu, torch.relu ...)
+    std::string kernel;               // the first post-fusion kernel that contains it; empty when unknown
+    std::vector<std::string> kernels; // every kernel that contains it (recomputation)
+    std::string module;               // nn_module_stack path
+    std::string moduleType;
+    std::string file; // the model's source line
+    int line = 0;
+    std::string code;
+    std::optional<double> maxAbs; // of that node's value against eager
+    std::optional<double> maxRel;
+    std::string method; // intermediate_outputs
+    int compiles = 0;   // compiles the bisect made
+    double seconds = 0;
+    std::optional<double> budgetSeconds;
+    bool budgetExhausted = false;
+    std::string reason; // why no node is named (budget, no divergence exposed, backend)
+};
+
 struct Accuracy {
     double maxAbs = 0;
     double maxRel = 0;
@@ -62,7 +87,13 @@ struct Accuracy {
     // nonfinite, eager_two_runs_differ, fail_to_run, OOM. Empty in reports older than it.
     std::string status;
     std::string reason; // why it did not pass: which output leaf, and what; empty on a pass
+    std::optional<FirstDivergence> firstDivergence; // the accuracy bisect's answer, on request
 };
+
+void to_json(nlohmann::json& j, const FirstDivergence& d);
+// One line for people (fusescope-cli show, the GUI's details): node, op, kernel, module, file:line,
+// how far off, what the bisect cost; or why it names no node.
+std::string firstDivergenceText(const FirstDivergence& d);
 
 // `status`, or for a report written before statuses existed what `pass` says.
 std::string accuracyStatus(const Accuracy& accuracy);

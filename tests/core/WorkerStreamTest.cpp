@@ -181,3 +181,38 @@ TEST(WorkerStream, AFloodOfBadLinesIsCountedButKeptBounded) {
     EXPECT_FALSE(stream.resultSeen()); // no forged line was applied
     EXPECT_NE(stream.problems().front().find("no channel token"), std::string::npos);
 }
+
+TEST(WorkerStream, FirstDivergenceOfTheBisectIsReadAndWrittenBack) {
+    BackendRun run;
+    WorkerStream stream(run);
+    stream.feed(
+        kHello +
+        R"J({"type":"result","id":"r","backend":"inductor","status":"ok","accuracy":{"max_abs":1,"max_rel":2,"cosine":0.9,"pass":false,"status":"fail_accuracy","first_divergence":{"node":"relu","graph":0,"stage":"dynamo_fx","op":"torch.relu","kernel":"cpp_fused_relu_1","kernels":["cpp_fused_relu_1","cpp_fused_relu_2"],"file":"/m.py","line":30,"max_abs":1.0,"method":"intermediate_outputs","compiles":1,"seconds":2.5,"budget_s":120,"budget_exhausted":false}}})J"
+        "\n");
+    ASSERT_TRUE(stream.problems().empty()) << stream.problems()[0];
+    ASSERT_TRUE(run.accuracy && run.accuracy->firstDivergence);
+    const FirstDivergence& d = *run.accuracy->firstDivergence;
+    EXPECT_EQ(d.node, "relu");
+    EXPECT_EQ(d.kernel, "cpp_fused_relu_1");
+    EXPECT_EQ(d.kernels.size(), 2u);
+    EXPECT_EQ(d.line, 30);
+    EXPECT_FALSE(d.maxRel.has_value());
+    const nlohmann::json j = *run.accuracy;
+    EXPECT_EQ(j["first_divergence"]["node"], "relu");
+    EXPECT_EQ(j["first_divergence"]["budget_s"], 120);
+    EXPECT_FALSE(j["first_divergence"].contains("max_rel")); // unknown stays absent
+    const std::string text = firstDivergenceText(d);
+    EXPECT_NE(text.find("relu (torch.relu) in graph 0, kernel cpp_fused_relu_1 (and 1 more)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("/m.py:30"), std::string::npos) << text;
+
+    BackendRun none; // no node: the reason is what is shown
+    WorkerStream other(none);
+    other.feed(
+        kHello +
+        R"J({"type":"result","id":"r","backend":"inductor","status":"ok","accuracy":{"pass":false,"first_divergence":{"method":"intermediate_outputs","compiles":0,"seconds":0,"budget_exhausted":true,"reason":"the budget ran out","line":"x"}}})J"
+        "\n");
+    ASSERT_EQ(other.problems().size(), 1u); // a bad field is named with its path
+    EXPECT_NE(other.problems()[0].find("first_divergence.line"), std::string::npos) << other.problems()[0];
+}
