@@ -17,8 +17,9 @@ namespace {
 const QString kRunWide = QObject::tr("(run-wide)");
 
 QString inductorText(const nlohmann::json& options) {
-    return options.contains("inductor") ? QString::fromStdString(formatInductorOptions(options["inductor"]))
-                                        : QString();
+    // tvm's own options (tune=TRIALS, tune_time=S) are edited in the same field.
+    const char* key = options.contains("tvm") ? "tvm" : "inductor";
+    return options.contains(key) ? QString::fromStdString(formatInductorOptions(options[key])) : QString();
 }
 
 } // namespace
@@ -53,7 +54,12 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("fullgraph"), m_fullgraph);
     form->addRow(tr("dynamic"), m_dynamic);
-    form->addRow(tr("Inductor"), m_inductor);
+    if (entry.backend == "tvm") {
+        m_inductor->setPlaceholderText(tr("tune=64, tune_time=120"));
+        m_inductor->setToolTip(tr("MetaSchedule tuning for llvm: tune=TRIALS (required), tune_time=SECONDS "
+                                  "(a cap); tuned schedules are cached (docs/tvm.md, \"Tuning\")"));
+    }
+    form->addRow(entry.backend == "tvm" ? tr("TVM") : tr("Inductor"), m_inductor);
     m_preview = new QLabel;
     m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_preview->setWordWrap(true);
@@ -101,6 +107,8 @@ Result<BackendEntry> BackendEntryDialog::entry() const {
                      "set fullgraph and dynamic with their own fields, not among the Inductor options"};
     if (typed.contains("inductor"))
         e.options["inductor"] = typed["inductor"];
+    if (e.backend == "tvm" && e.hasOptions()) // tune=TRIALS, tune_time=S: options.tvm (docs/tvm.md)
+        return parseBackendEntry(formatBackendEntry(e));
     return e;
 }
 

@@ -250,6 +250,10 @@ std::optional<std::string> entryOptionsRefused(const std::string& label, const B
     auto entry = parseBackendEntry(label);
     if (!entry || (entry.value().mode.empty() && !entry.value().hasOptions()))
         return std::nullopt;
+    // tvm takes its own options only (tune=TRIALS, tune_time=SECONDS: docs/tvm.md, "Tuning").
+    if (family.id() == "tvm" && entry.value().mode.empty() && entry.value().options.size() == 1 &&
+        entry.value().options.contains("tvm"))
+        return std::nullopt;
     return "backend entry '" + label + "': " + entry.value().backend + " (" + family.id() +
            " family) is not a torch.compile backend and takes no mode or {options}; use '" +
            entry.value().backend + "'";

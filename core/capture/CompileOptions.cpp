@@ -171,6 +171,25 @@ Result<BackendEntry> parseBackendEntry(const std::string& raw) {
         return badEntry(label, "no backend name");
     if (entry.backend.find_first_of(",[]= ") != std::string::npos)
         return badEntry(label, "'" + entry.backend + "' is not a backend name");
+    // tvm's own options (docs/tvm.md, "Tuning"): tune=TRIALS, tune_time=SECONDS -> options.tvm.
+    if (entry.backend == "tvm" && entry.options.contains("inductor")) {
+        auto& items = entry.options["inductor"];
+        for (const char* key : {"tune", "tune_time"}) {
+            if (!items.contains(key))
+                continue;
+            const auto& v = items[key];
+            const bool ok = std::string(key) == "tune" ? v.is_number_integer() && v.get<int64_t>() >= 1
+                                                       : v.is_number() && v.get<double>() > 0;
+            if (!ok)
+                return badEntry(label, std::string(key) + (std::string(key) == "tune"
+                                                               ? " takes a positive number of trials"
+                                                               : " takes a positive number of seconds"));
+            entry.options["tvm"][key] = v;
+            items.erase(key);
+        }
+        if (items.empty())
+            entry.options.erase("inductor");
+    }
     return entry;
 }
 
@@ -194,6 +213,9 @@ std::string formatBackendEntry(const BackendEntry& entry) {
     }
     if (entry.options.contains("inductor"))
         for (const auto& [key, value] : entry.options["inductor"].items())
+            options.push_back(key + "=" + formatOptionValue(value));
+    if (entry.options.contains("tvm"))
+        for (const auto& [key, value] : entry.options["tvm"].items())
             options.push_back(key + "=" + formatOptionValue(value));
     if (!options.empty()) {
         label += "{";

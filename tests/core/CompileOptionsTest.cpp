@@ -105,3 +105,25 @@ TEST(BackendEntry, RequestAppliesTheEntryOnTopOfTheRunWideOptions) {
     ASSERT_FALSE(bad);
     EXPECT_EQ(bad.error().code, "bad_option");
 }
+
+TEST(BackendEntry, TvmTuneOptionsGoToOptionsTvm) {
+    // docs/tvm.md, "Tuning": tvm{tune=TRIALS,tune_time=SECONDS} -> options.tvm, not Inductor's.
+    auto tuned = parseBackendEntry("tvm{tune=64,tune_time=30}");
+    ASSERT_TRUE(tuned) << tuned.error().message;
+    EXPECT_EQ(tuned.value().options, (nlohmann::json{{"tvm", {{"tune", 64}, {"tune_time", 30}}}}));
+    EXPECT_EQ(formatBackendEntry(tuned.value()), "tvm{tune=64,tune_time=30}");
+    auto request = requestFor("tvm{tune=8}", RunRequest{});
+    ASSERT_TRUE(request) << request.error().message;
+    EXPECT_EQ(request.value().backend, "tvm");
+    EXPECT_EQ(request.value().options["tvm"], (nlohmann::json{{"tune", 8}}));
+    // The same key on another backend stays an Inductor option.
+    EXPECT_EQ(parseBackendEntry("inductor{tune=8}").value().options["inductor"]["tune"], 8);
+    for (const char* bad : {"tvm{tune=0}", "tvm{tune=abc}", "tvm{tune=1.5}", "tvm{tune=4,tune_time=-1}"}) {
+        auto r = parseBackendEntry(bad);
+        ASSERT_FALSE(r) << bad;
+        EXPECT_EQ(r.error().code, "bad_option") << bad;
+        EXPECT_NE(r.error().message.find("takes a positive number"), std::string::npos) << r.error().message;
+    }
+    // Options other than tune/tune_time on tvm stay where they were: refused for the row later.
+    EXPECT_TRUE(parseBackendEntry("tvm{tune=4,fullgraph}").value().options.contains("fullgraph"));
+}
