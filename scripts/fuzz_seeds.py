@@ -19,11 +19,10 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk", "fuzz_kineto_trace")
+TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk", "fuzz_kineto_trace", "fuzz_torch_trace")
 HELLO = {"type": "hello", "protocol": "fusescope-worker", "version": 1, "worker": "0.1.0",
          "python": "3.11.7", "torch": "2.13.0+cpu", "devices": ["cpu"], "cuda": None, "pid": 1}
 BYE = {"type": "bye"}
-TARGETS += ("fuzz_torch_trace",)  # TORCH_TRACE logs (docs/import.md)
 # fuzz_worker_stream's two header bytes (tests/fuzz/FuzzWorkerStream.cpp): chunks of up to
 # 2^(byte0 & 15) bytes, lengths seeded by byte1. A few splits per transcript: whole lines,
 # small chunks, one byte at a time.
@@ -131,13 +130,6 @@ def unit_test_literals(corpus):
             corpus.add_stream(transcript(messages))
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: fuzz_seeds.py OUT_DIR")
-    corpus = Corpus(pathlib.Path(sys.argv[1]))
-    checked_in(corpus)
-    kineto_traces(corpus)
-    recorded_runs(corpus)
 def torch_trace_logs(corpus):
     """tests/fixtures/torch_trace: TORCH_TRACE logs (a real one reduced, damaged copies)."""
     for path in sorted((ROOT / "tests/fixtures/torch_trace").glob("*.log")):
@@ -154,11 +146,18 @@ def torch_trace_logs(corpus):
             corpus.add("fuzz_torch_trace", record[:131072])
 
 
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: fuzz_seeds.py OUT_DIR")
+    corpus = Corpus(pathlib.Path(sys.argv[1]))
+    checked_in(corpus)
+    kineto_traces(corpus)
+    recorded_runs(corpus)
     fixture_reports(corpus)
     unit_test_literals(corpus)
+    torch_trace_logs(corpus)
     print("seeds added: " + ", ".join(f"{t} {n}" for t, n in corpus.counts.items()))
 
 
 if __name__ == "__main__":
     main()
-    torch_trace_logs(corpus)
