@@ -40,6 +40,9 @@ struct DiffOptions {
 struct ImportOptions {
     std::string input;
     std::string out;
+    // `--into R.fscope --backend NAME`: a profiler trace attached to that backend of R instead.
+    std::string into;
+    std::string backend;
     bool quiet = false;
 };
 

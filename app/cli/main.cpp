@@ -247,6 +247,15 @@ int main(int argc, char** argv) {
         ->required();
     imp->add_option("-o,--out", importOptions.out, "Write the report (.fscope) here, atomically")->required();
     imp->add_flag("-q,--quiet", importOptions.quiet, "Print nothing on success");
+    auto* importInto =
+        imp->add_option("--into", importOptions.into,
+                        "A PyTorch profiler trace: attach it to a backend of this report (written "
+                        "to --out; this one is not changed) instead of making a report of its own");
+    auto* importBackend = imp->add_option(
+        "--backend", importOptions.backend,
+        "With --into: the backend the trace becomes the trace of (its kernels link to its graphs by name)");
+    importInto->needs(importBackend);
+    importBackend->needs(importInto);
 
     for (CLI::App* command : {cmp, backends})
         command
@@ -280,7 +289,10 @@ int main(int argc, char** argv) {
                                                   inputFiles(compare.settings.model, "the model file"))) {
                 std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
     if (*imp) {
-        if (auto bad = files::checkOutputPath(importOptions.out, {{importOptions.input, "the input"}})) {
+        std::vector<files::InputFile> importInputs{{importOptions.input, "the input"}};
+        if (!importOptions.into.empty())
+            importInputs.push_back({importOptions.into, "the --into report"});
+        if (auto bad = files::checkOutputPath(importOptions.out, importInputs)) {
             std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
             return kExitUsage;
         }

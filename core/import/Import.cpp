@@ -2,6 +2,7 @@
 
 #include "TorchTraceLog.h"
 #include "files/PathChecks.h"
+#include "trace/KinetoTrace.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -17,7 +18,9 @@ const std::vector<Importer>& importers() {
     static const std::vector<Importer> table = {
         {"torch_trace", "TORCH_TRACE log (a directory of them or one .log)", looksLikeTorchTrace,
          importTorchTrace},
-        // Kineto / Chrome-trace JSON (prof.export_chrome_trace): its entry goes here.
+        {"kineto", "PyTorch profiler trace (the JSON of prof.export_chrome_trace)",
+         [](const ImportProbe& probe) { return looksLikeKinetoTrace(probe.isDirectory, probe.head); },
+         importKinetoTrace},
     };
     return table;
 }
