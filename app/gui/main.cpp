@@ -202,18 +202,27 @@ int main(int argc, char** argv) {
 
     if (parser.isSet(diff)) {
         const QStringList inputs = parser.positionalArguments();
-        QString error;
         const QString b = inputs.isEmpty() ? parser.value(diff) : inputs.front();
-        auto* window = fusescope::openDiffWindow(parser.value(diff), b, nullptr, &error);
-        if (!window) {
-            std::fprintf(stderr, "fusescope: %s\n", local(error).c_str());
-            return 1;
-        }
-        window->show();
+        // The window opens at once and reads both reports off the UI thread (loadReports); one
+        // that cannot be read ends the program with the file named, as before the window showed.
+        auto* window = new fusescope::DiffWindow;
+        window->setAttribute(Qt::WA_DeleteOnClose);
+        window->resize(1400, 900);
         const QString shot = parser.value(screenshot);
-        if (!shot.isEmpty())
-            QTimer::singleShot(1500, window,
-                               [window, shot] { QApplication::exit(window->grab().save(shot) ? 0 : 1); });
+        QObject::connect(window, &fusescope::DiffWindow::loaded, window,
+                         [window, shot](bool ok, const QString& error) {
+                             if (!ok) {
+                                 std::fprintf(stderr, "fusescope: %s\n", local(error).c_str());
+                                 QApplication::exit(1);
+                                 return;
+                             }
+                             if (!shot.isEmpty())
+                                 QTimer::singleShot(1500, window, [window, shot] {
+                                     QApplication::exit(window->grab().save(shot) ? 0 : 1);
+                                 });
+                         });
+        window->show();
+        window->loadReports(parser.value(diff), b);
         return app.exec();
     }
 

@@ -7,6 +7,7 @@
 #include "report/ReportFile.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -16,8 +17,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPointer>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace fusescope {
@@ -127,12 +130,85 @@ DiffWindow::DiffWindow(QWidget* parent)
 bool DiffWindow::setReports(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b,
                             const QString& labelA, const QString& labelB, const QString& backend,
                             const QString& backendB) {
+    ++m_loadTicket; // supersedes a load in flight
+    setLoading(false);
+    auto diff = diffReports(*a, *b, backend.toStdString(), backendB.toStdString(), labelA.toStdString(),
+                            labelB.toStdString());
+    return applyDiff(std::move(a), std::move(b), labelA, labelB, std::move(diff));
+}
+
+void DiffWindow::setLoading(bool loading) {
+    m_loading = loading;
+    m_backends->setEnabled(!loading);
+    m_stages->setEnabled(!loading);
+    m_table->setEnabled(!loading);
+    if (loading)
+        setCursor(Qt::BusyCursor);
+    else
+        unsetCursor();
+}
+
+void DiffWindow::loadReports(const QString& pathA, const QString& pathB, const QString& backend,
+                             const QString& backendB) {
+    const quint64 ticket = ++m_loadTicket;
+    const QString labelA = QFileInfo(pathA).fileName(), labelB = QFileInfo(pathB).fileName();
+    setLoading(true);
+    m_titleA->setText(tr("A: %1 (loading...)").arg(labelA));
+    m_titleB->setText(tr("B: %1 (loading...)").arg(labelB));
+    m_summary->setText(tr("Loading %1 and %2...").arg(labelA, labelB));
+    struct Loaded {
+        std::shared_ptr<const Report> a, b;
+        QStringList errors;
+        std::optional<Result<ReportDiff>> diff;
+    };
+    QPointer<DiffWindow> self(this);
+    const std::string fileA = QFile::encodeName(pathA).toStdString(),
+                      fileB = QFile::encodeName(pathB).toStdString();
+    const std::string nameA = backend.toStdString(), nameB = backendB.toStdString();
+    QThreadPool::globalInstance()->start([=] {
+        auto out = std::make_shared<Loaded>();
+        auto read = [&](const std::string& path, const QString& side) -> std::shared_ptr<const Report> {
+            auto report = readReport(path);
+            if (!report) {
+                out->errors << QObject::tr("%1: %2").arg(side,
+                                                         QString::fromStdString(report.error().message));
+                return nullptr;
+            }
+            return std::make_shared<const Report>(std::move(report).value());
+        };
+        out->a = read(fileA, QStringLiteral("A"));
+        out->b = read(fileB, QStringLiteral("B"));
+        if (out->a && out->b)
+            out->diff =
+                diffReports(*out->a, *out->b, nameA, nameB, labelA.toStdString(), labelB.toStdString());
+        // Back on the UI thread; a window closed meanwhile, or a newer load, drops the result.
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, ticket, out, labelA, labelB] {
+                if (!self || self->m_loadTicket != ticket)
+                    return;
+                self->setLoading(false);
+                if (!out->diff) {
+                    const QString error = out->errors.join("\n");
+                    self->m_titleA->setText(tr("A: %1").arg(labelA));
+                    self->m_titleB->setText(tr("B: %1").arg(labelB));
+                    self->m_summary->setText(error);
+                    emit self->loaded(false, error);
+                    return;
+                }
+                const bool ok = self->applyDiff(out->a, out->b, labelA, labelB, std::move(*out->diff));
+                emit self->loaded(ok, ok ? QString() : self->summaryText());
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+bool DiffWindow::applyDiff(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b,
+                           const QString& labelA, const QString& labelB, Result<ReportDiff> diff) {
     m_a = std::move(a);
     m_b = std::move(b);
     m_titleA->setText(tr("A: %1").arg(labelA));
     m_titleB->setText(tr("B: %1").arg(labelB));
-    auto diff = diffReports(*m_a, *m_b, backend.toStdString(), backendB.toStdString(), labelA.toStdString(),
-                            labelB.toStdString());
     const QSignalBlocker block(m_backends);
     m_backends->clear();
     if (!diff) {
@@ -392,11 +468,16 @@ void openDiffDialog(QWidget* parent, const QString& current) {
         QFileInfo(a).absolutePath(), filter);
     if (b.isEmpty())
         return;
-    QString error;
-    if (auto* window = openDiffWindow(a, b, parent, &error))
-        window->show();
-    else
-        QMessageBox::warning(parent, QObject::tr("Compare reports"), error);
+    auto* window = new DiffWindow(parent);
+    window->setWindowFlag(Qt::Window);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->resize(1400, 900);
+    QObject::connect(window, &DiffWindow::loaded, window, [window](bool ok, const QString& error) {
+        if (!ok)
+            QMessageBox::warning(window, QObject::tr("Compare reports"), error);
+    });
+    window->show();
+    window->loadReports(a, b);
 }
 
 } // namespace fusescope

@@ -26,6 +26,13 @@ public:
     // Returns false and shows why when they cannot be compared.
     bool setReports(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b, const QString& labelA,
                     const QString& labelB, const QString& backend = {}, const QString& backendB = {});
+    // Reads both report files and computes their diff off the UI thread (the global thread pool),
+    // showing a loading state meanwhile; then shows it as setReports does and emits loaded(). A
+    // file that cannot be read is named in the error, each of the two on its own line. A later
+    // call supersedes one still loading.
+    void loadReports(const QString& pathA, const QString& pathB, const QString& backend = {},
+                     const QString& backendB = {});
+    bool isLoading() const { return m_loading; }
 
     GraphView* viewA() const { return m_viewA; }
     GraphView* viewB() const { return m_viewB; }
@@ -34,17 +41,26 @@ public:
     // Kernel marks of one side by GroupTree id ("kernel:<id>") -> matched|changed|added|removed.
     QHash<QString, QString> marks(bool sideB) const { return sideB ? m_marksB : m_marksA; }
 
+signals:
+    // After loadReports: ok, or why not (the unreadable file(s), or why nothing can be compared).
+    void loaded(bool ok, const QString& error);
+
 public slots:
     void selectKernelA(const QString& groupId);
     void selectKernelB(const QString& groupId);
 
 private:
+    bool applyDiff(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b, const QString& labelA,
+                   const QString& labelB, Result<ReportDiff> diff);
+    void setLoading(bool loading);
     void showBackend(int index);
     void showStage(int index);
     void fillTable();
     void paintMarks(bool sideB);
     void selectRow(int row);
 
+    quint64 m_loadTicket = 0;
+    bool m_loading = false;
     std::shared_ptr<const Report> m_a;
     std::shared_ptr<const Report> m_b;
     ReportDiff m_diff;
@@ -69,11 +85,13 @@ private:
 };
 
 // Reads both reports and opens a DiffWindow on them (a top-level window deleted on close); nullptr
-// and `error` (naming the file) when either cannot be read or nothing can be compared.
+// and `error` (naming the file) when either cannot be read or nothing can be compared. Reads on the
+// calling thread: for a command line before the event loop runs; a live UI uses loadReports.
 DiffWindow* openDiffWindow(const QString& pathA, const QString& pathB, QWidget* parent, QString* error,
                            const QString& backend = {}, const QString& backendB = {});
 // File > Compare Reports...: asks for A (starting at `current`, the open report, when set) and B,
-// then opens the window; a failure is shown in a message box.
+// then opens the window at once and loads both off the UI thread (loadReports); a failure is shown
+// in the window and in a message box.
 void openDiffDialog(QWidget* parent, const QString& current = {});
 
 } // namespace fusescope
