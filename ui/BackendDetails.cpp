@@ -75,13 +75,13 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
         for (const auto& line : lines)
             text += q(line) + "\n";
     }
-    if (!run.memoryMethod.empty())
-        text += QString("memory: %1 (eager %2), method %3\n")
     if (const auto lines = deploymentLines(run); !lines.empty()) { // analysis/Deployment.h
         text += "\ndeployment: ";
         for (const auto& line : lines)
             text += q(line) + "\n";
     }
+    if (!run.memoryMethod.empty())
+        text += QString("memory: %1 (eager %2), method %3\n")
                     .arg(q(format::bytes(run.peakMemoryBytes)), q(format::bytes(run.eagerPeakMemoryBytes)),
                          q(run.memoryMethod));
     if (!run.stages.empty()) {

@@ -305,11 +305,11 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
             out << "bisect: " << run.name << ": " << firstDivergenceText(*run.accuracy->firstDivergence)
                 << "\n";
     compileSection(out, report);
+    deploymentSection(out, report);
     trainingSection(out, report);
     breaksSection(out, report);
     shapesSection(out, report);
     partsSection(out, report);
-    deploymentSection(out, report);
     confidenceSection(out, report);
     recommendationSection(out, report, summary);
     adviceSection(out, report);

@@ -377,31 +377,6 @@ void readCompileTimes(const Reader& r, BackendRun& run) {
     }
 }
 
-void readPart(const Reader& r, AssignedPart& p) {
-    p.module = r.str("module");
-    p.backend = r.str("backend");
-    p.graphs = r.integer("graphs", -1);
-    p.graphBreaks = r.integer("graph_breaks", -1);
-    p.compileSeconds = r.optNumber("compile_s");
-}
-
-void readRunError(const Reader& r, RunError& e) {
-    e.code = r.str("code", toString(ErrorCode::Internal));
-    e.message = r.str("message");
-    e.file = r.str("file");
-    e.traceback = r.str("traceback");
-}
-
-void readCode(const Reader& r, CodeArtifact& c) {
-    c.name = r.str("name");
-    c.language = r.str("language");
-    c.stage = r.str("stage");
-    c.text = r.str("text");
-}
-
-// ---- stage graphs ----------------------------------------------------------------------------
-
-void readNode(const Reader& r, GraphNode& n) {
 // `deployment` (docs/protocol.md): sizes >= 0, times >= 0, fresh_processes >= 0, the resident
 // fraction in [0, 1]; a bad member fails with its path.
 Deployment readDeployment(const Reader& r) {
@@ -431,6 +406,31 @@ Deployment readDeployment(const Reader& r) {
     return d;
 }
 
+void readPart(const Reader& r, AssignedPart& p) {
+    p.module = r.str("module");
+    p.backend = r.str("backend");
+    p.graphs = r.integer("graphs", -1);
+    p.graphBreaks = r.integer("graph_breaks", -1);
+    p.compileSeconds = r.optNumber("compile_s");
+}
+
+void readRunError(const Reader& r, RunError& e) {
+    e.code = r.str("code", toString(ErrorCode::Internal));
+    e.message = r.str("message");
+    e.file = r.str("file");
+    e.traceback = r.str("traceback");
+}
+
+void readCode(const Reader& r, CodeArtifact& c) {
+    c.name = r.str("name");
+    c.language = r.str("language");
+    c.stage = r.str("stage");
+    c.text = r.str("text");
+}
+
+// ---- stage graphs ----------------------------------------------------------------------------
+
+void readNode(const Reader& r, GraphNode& n) {
     if (!r.has("id"))
         r.fail("a node needs an \"id\"");
     n.id = r.str("id");
@@ -613,6 +613,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.peakMemoryBytes = v;
     if (auto v = r.optInt64("eager_peak_memory_bytes"))
         run.eagerPeakMemoryBytes = v;
+    if (auto d = r.object("deployment")) // artifact backends only; absent in older reports
+        run.deployment = readDeployment(*d);
     run.memoryMethod = r.str("memory_method", run.memoryMethod);
     if (auto a = optAccuracy(r, "accuracy"))
         run.accuracy = a;
@@ -638,8 +640,6 @@ void readResultFields(const Reader& r, BackendRun& run) {
         RunPlacement placement;
         placement.threads = boundedInt(*p, "threads", 0, 0);
         if (p->has("threads_requested") && !p->value()["threads_requested"].is_null())
-    if (auto d = r.object("deployment")) // artifact backends only; absent in older reports
-        run.deployment = readDeployment(*d);
             placement.threadsRequested = boundedInt(*p, "threads_requested", 0, 1);
         const auto cpuList = [&](const char* key) {
             std::vector<int> cpus;

@@ -249,6 +249,8 @@ void to_json(json& j, const BackendRun& r) {
     j["samples"] = {{"eager", r.eagerSamplesMs}, {"compiled", r.compiledSamplesMs}};
     j["peak_memory_bytes"] = orNull(r.peakMemoryBytes);
     j["eager_peak_memory_bytes"] = orNull(r.eagerPeakMemoryBytes);
+    if (r.deployment) // written only when measured: older reports round-trip unchanged
+        j["deployment"] = *r.deployment;
     j["memory_method"] = r.memoryMethod;
     j["accuracy"] = r.accuracy ? json(*r.accuracy) : json(nullptr);
     j["graphs"] = r.graphs;
@@ -284,5 +286,3 @@ void to_json(json& j, const BackendRun& r) {
 }
 
 } // namespace fusescope
-    if (r.deployment) // written only when measured: older reports round-trip unchanged
-        j["deployment"] = *r.deployment;

@@ -210,6 +210,7 @@ struct BackendRun {
     std::optional<int64_t> peakMemoryBytes;
     std::optional<int64_t> eagerPeakMemoryBytes;
     std::string memoryMethod;
+    std::optional<Deployment> deployment; // the artifact a user would ship (Deployment.h)
 
     std::optional<Accuracy> accuracy;
 
@@ -241,7 +242,6 @@ struct BackendRun {
     std::string log; // tail of the worker's stderr
 
     bool finished() const {
-    std::optional<Deployment> deployment; // the artifact a user would ship (Deployment.h)
         return status == RunStatus::Ok || status == RunStatus::Failed || status == RunStatus::Unavailable ||
                status == RunStatus::Cancelled;
     }

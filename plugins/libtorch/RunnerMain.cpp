@@ -453,7 +453,6 @@ int runBackend(Channel& channel, const json& request) {
     json info = json::object();
     if (auto method = jsonutil::valueOr<std::string>(reply, "method", ""); !method.empty())
         info["export_method"] = method;
-    json deployment; // null until measured: the artifact loaded in fresh processes (DeploymentProbe)
     if (auto it = reply.find("script_error"); it != reply.end() && !it->is_null())
         info["script_error"] = *it;
     std::optional<RunError> failure;
@@ -461,6 +460,7 @@ int runBackend(Channel& channel, const json& request) {
     std::optional<double> compileSeconds, firstCall, captureOverhead;
     PeakMemory peak;
     peak.reason = "the run ended before it";
+    json deployment; // null until measured: the artifact loaded in fresh processes (DeploymentProbe)
     MeasureSettings measure;
     {
         const codec::Reader m(request.value("measure", json::object()));
@@ -480,13 +480,6 @@ int runBackend(Channel& channel, const json& request) {
         const std::string method = jsonutil::valueOr<std::string>(reply, "method", "");
         channel.progress("compile", 0.3,
                          aoti ? "reading the example inputs of the AOTInductor package"
-        if (!failure && !stopRequested()) {
-            // While the export's files exist: the artifact's size and its load in fresh processes.
-            channel.progress("compile", 0.45,
-                             "deployment: loading the artifact in " +
-                                 std::to_string(libtorch::kDeployFreshProcesses) + " fresh runner processes");
-            deployment = libtorch::measureDeployment(backend, reply, at::get_num_threads(), stopRequested);
-        }
                               : "loading " + method + "ed TorchScript into LibTorch");
         failure = runner->load(reply);
         if (!failure && !stopRequested()) {
@@ -501,6 +494,13 @@ int runBackend(Channel& channel, const json& request) {
             captureOverhead = runner->captureOverheadSeconds();
             for (const auto& stage : runner->stages())
                 channel.send({{"type", "stage"}, {"id", id}, {"stage", stage}});
+        }
+        if (!failure && !stopRequested()) {
+            // While the export's files exist: the artifact's size and its load in fresh processes.
+            channel.progress("compile", 0.45,
+                             "deployment: loading the artifact in " +
+                                 std::to_string(libtorch::kDeployFreshProcesses) + " fresh runner processes");
+            deployment = libtorch::measureDeployment(backend, reply, at::get_num_threads(), stopRequested);
         }
         dir.remove(); // loaded (AOTInductor: extracted by its loader); nothing reads the files again
         if (!failure && !stopRequested()) {
@@ -568,8 +568,6 @@ int runBackend(Channel& channel, const json& request) {
                    {"compile_capture_overhead_s", captureOverhead ? json(*captureOverhead) : json(nullptr)},
                    {"first_call_s", firstCall ? json(*firstCall) : json(nullptr)},
                    {"peak_memory_bytes", peak.bytes ? json(*peak.bytes) : json(nullptr)},
-    if (!deployment.is_null())
-        result["deployment"] = deployment;
                    {"memory_method", peak.bytes ? peak.method : std::string()},
                    {"accuracy", accuracy ? json(*accuracy) : json(nullptr)},
                    {"graphs", -1},
@@ -581,6 +579,8 @@ int runBackend(Channel& channel, const json& request) {
     // Eager's peak is the worker's own measure when its export reply carries one.
     if (auto it = reply.find("eager_peak_memory_bytes"); it != reply.end() && it->is_number_integer())
         result["eager_peak_memory_bytes"] = *it;
+    if (!deployment.is_null())
+        result["deployment"] = deployment;
     if (failure)
         result["error"] = {{"code", failure->code},
                            {"message", failure->message},
@@ -607,9 +607,6 @@ json listBackends() {
                          {"reason", ""},
                          {"tags", {"cpu", "libtorch"}}},
                         nnc,
-    // A fresh process of the deployment view (DeploymentProbe.h): load the artifact, one call, exit.
-    if (argc > 1 && std::string(argv[1]) == libtorch::kDeployLoadFlag)
-        return libtorch::runDeployLoad(argc, argv, [&](const json& message) { channel.send(message); });
                         {{"name", "aot_inductor"},
                          {"family", "libtorch"},
                          {"available", aotiMissing.empty()},
@@ -621,6 +618,9 @@ json listBackends() {
 
 int main(int argc, char** argv) {
     Channel channel; // first: before LibTorch or anything else can print
+    // A fresh process of the deployment view (DeploymentProbe.h): load the artifact, one call, exit.
+    if (argc > 1 && std::string(argv[1]) == libtorch::kDeployLoadFlag)
+        return libtorch::runDeployLoad(argc, argv, [&](const json& message) { channel.send(message); });
     QCoreApplication app(argc, argv);
     struct sigaction action = {};
     action.sa_handler = onTerminate;
