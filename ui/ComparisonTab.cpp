@@ -1,5 +1,6 @@
 #include "ComparisonTab.h"
 
+#include "AdvicePanel.h"
 #include "BackendDetails.h"
 #include "ComparisonModel.h"
 #include "RecommendationPanel.h"
@@ -60,7 +61,15 @@ ComparisonTab::ComparisonTab(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(tablePane);
     splitter->addWidget(m_recommendation);
-    splitter->addWidget(m_details);
+    // The selected backend's details, and its advice with "Add row" buttons under them.
+    m_advice = new AdvicePanel;
+    connect(m_advice, &AdvicePanel::addRowRequested, this, &ComparisonTab::addRowRequested);
+    auto* detailsPane = new QWidget;
+    auto* detailsLayout = new QVBoxLayout(detailsPane);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    detailsLayout->addWidget(m_advice);
+    detailsLayout->addWidget(m_details, 1);
+    splitter->addWidget(detailsPane);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setStretchFactor(2, 2);
@@ -97,10 +106,12 @@ void ComparisonTab::showDetails() {
     if (!m_report || !current.isValid() ||
         current.row() >= static_cast<int>(m_report->report().backends.size())) {
         m_details->clear();
+        m_advice->showRun(Report{}, nullptr); // clears it
         return;
     }
-    m_details->setPlainText(
-        backendDetailsText(m_report->report(), m_report->report().backends[current.row()]));
+    const auto& run = m_report->report().backends[current.row()];
+    m_details->setPlainText(backendDetailsText(m_report->report(), run));
+    m_advice->showRun(m_report->report(), &run);
 }
 
 } // namespace fusescope

@@ -9,12 +9,13 @@ class QTableView;
 
 namespace fusescope {
 
+class AdvicePanel;
 class ComparisonModel;
 class RecommendationPanel;
 class ReportModel;
 
 // The Comparison tab: the workload line, one row per backend (sortable, run order first), the
-// recommendation, and the details of the selected backend. It follows the ReportModel itself.
+// recommendation, and the details of the selected backend with its advice. It follows the ReportModel itself.
 class ComparisonTab : public QWidget {
     Q_OBJECT
 public:
@@ -24,12 +25,15 @@ public:
     ComparisonModel* model() const { return m_model; }
     QTableView* table() const { return m_table; }
     RecommendationPanel* recommendation() const { return m_recommendation; }
+    AdvicePanel* advice() const { return m_advice; }
     // Selects the first row unless one is selected.
     void selectFirstRow(bool onlyIfNone);
 
 signals:
     // A row was double-clicked: show that backend's graphs.
     void graphsRequested(const QString& backend);
+    // An advice's "Add row: ENTRY" (docs/advice.md): ENTRY is a --backends entry to add.
+    void addRowRequested(const QString& entry);
 
 private:
     void showDetails();
@@ -41,6 +45,7 @@ private:
     QLabel* m_workloadLabel = nullptr;
     RecommendationPanel* m_recommendation = nullptr;
     QPlainTextEdit* m_details = nullptr;
+    AdvicePanel* m_advice = nullptr;
 };
 
 } // namespace fusescope

@@ -157,6 +157,7 @@ void MainWindow::buildLayout() {
     m_comparison = new ComparisonTab;
     m_tabs->addTab(m_comparison, tr("Comparison"));
     connect(m_comparison, &ComparisonTab::graphsRequested, this, &MainWindow::showGraphs);
+    connect(m_comparison, &ComparisonTab::addRowRequested, m_backends, &BackendListPane::addEntry);
     m_graphs = new GraphPanel;
     m_tabs->addTab(m_graphs, tr("Graphs"));
     m_charts = new BackendCharts;

@@ -1,9 +1,11 @@
 // The workload views of the main window over a report built here: the recommendation under the
 // table, graph breaks with their source, the break banner on the Dynamo graph, the shape study,
 // the module tree that builds a mixed run, and the workload options that go into a run request.
+#include "AdvicePanel.h"
 #include "BackendEntryDialog.h"
 #include "BreaksPanel.h"
 #include "ComparisonModel.h"
+#include "ComparisonTab.h"
 #include "GraphPanel.h"
 #include "MainWindow.h"
 #include "ModuleAssignPanel.h"
@@ -25,10 +27,12 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
 #include <QTreeWidget>
+#include <algorithm>
 
 using namespace fusescope;
 
@@ -495,6 +499,32 @@ private slots:
         QVERIFY(accuracy.contains("encoder.0.weight"));
         QVERIFY(model->index(1, ComparisonModel::Accuracy).data().toString().endsWith("pass"));
         QVERIFY(model->index(0, ComparisonModel::CompileSeconds).data(Qt::ToolTipRole).isNull());
+    }
+
+    // docs/advice.md: inductor's shape study hit the recompile limit, so its details offer
+    // "Add row: inductor{dynamic=true}", and one click puts that entry in the backend list.
+    void adviceAddsItsEntryToTheBackendList() {
+        Fixture fx;
+        MainWindow window;
+        QVERIFY(window.openReport(fx.report));
+        auto* tab = window.findChild<ComparisonTab*>();
+        QVERIFY(tab);
+        tab->table()->selectRow(0); // eager: no evidence, no advice
+        QVERIFY(tab->advice()->advice().empty());
+        QVERIFY(tab->advice()->isHidden());
+        tab->table()->selectRow(1);
+        QPushButton* add = nullptr;
+        for (auto* button : tab->advice()->findChildren<QPushButton*>())
+            if (button->text() == "Add row: inductor{dynamic=true}")
+                add = button;
+        QVERIFY2(add, "no Add row button for the recompiles advice");
+        const auto labels = tab->advice()->findChildren<QLabel*>();
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) {
+            return l->text().contains("[recompiles]") && l->text().contains("recompile limit 1 hit");
+        }));
+        QVERIFY(!window.checkedBackends().contains("inductor{dynamic=true}"));
+        add->click();
+        QVERIFY(window.checkedBackends().contains("inductor{dynamic=true}"));
     }
 
     void newTabsHaveShortcuts() {
