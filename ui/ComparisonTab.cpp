@@ -4,6 +4,7 @@
 #include "BackendDetails.h"
 #include "ComparisonModel.h"
 #include "RecommendationPanel.h"
+#include "RunWarningsBanner.h"
 #include "WorkloadOptions.h"
 #include "engine/ReportModel.h"
 
@@ -55,6 +56,8 @@ ComparisonTab::ComparisonTab(QWidget* parent)
     auto* tablePane = new QWidget;
     auto* tableLayout = new QVBoxLayout(tablePane);
     tableLayout->setContentsMargins(0, 0, 0, 0);
+    m_warnings = new RunWarningsBanner;
+    tableLayout->addWidget(m_warnings);
     tableLayout->addWidget(m_workloadLabel);
     tableLayout->addWidget(m_table, 1);
     m_recommendation = new RecommendationPanel;
@@ -82,6 +85,7 @@ void ComparisonTab::subscribe(const ReportModel* model) {
     m_report = model;
     m_model->subscribe(model);
     m_recommendation->subscribe(model);
+    m_warnings->subscribe(model);
     auto update = [this] {
         const Report& report = m_report->report();
         const nlohmann::json workload = report.settings.is_object() && report.settings.contains("workload")

@@ -12,6 +12,7 @@ namespace fusescope {
 class AdvicePanel;
 class ComparisonModel;
 class RecommendationPanel;
+class RunWarningsBanner;
 class ReportModel;
 
 // The Comparison tab: the workload line, one row per backend (sortable, run order first), the
@@ -26,6 +27,7 @@ public:
     QTableView* table() const { return m_table; }
     RecommendationPanel* recommendation() const { return m_recommendation; }
     AdvicePanel* advice() const { return m_advice; }
+    RunWarningsBanner* runWarnings() const { return m_warnings; }
     // Selects the first row unless one is selected.
     void selectFirstRow(bool onlyIfNone);
 
@@ -43,6 +45,7 @@ private:
     QSortFilterProxyModel* m_proxy = nullptr;
     QTableView* m_table = nullptr;
     QLabel* m_workloadLabel = nullptr;
+    RunWarningsBanner* m_warnings = nullptr;
     RecommendationPanel* m_recommendation = nullptr;
     QPlainTextEdit* m_details = nullptr;
     AdvicePanel* m_advice = nullptr;

@@ -6,8 +6,8 @@
 #include "BreaksPanel.h"
 #include "ComparisonModel.h"
 #include "ComparisonTab.h"
-#include "DiffWindow.h"
 #include "GraphPanel.h"
+#include "MainMenus.h"
 #include "ModelPicker.h"
 #include "ModuleAssignPanel.h"
 #include "PythonSetting.h"
@@ -19,7 +19,6 @@
 #include "ShapesPanel.h"
 #include "SuiteView.h"
 #include "TracePanel.h"
-#include "WidgetExport.h"
 #include "WorkloadOptions.h"
 #include "engine/Engine.h"
 #include "engine/ReportModel.h"
@@ -30,12 +29,10 @@
 #include <QDropEvent>
 #include <QEventLoop>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QStatusBar>
@@ -65,8 +62,9 @@ MainWindow::MainWindow(QWidget* parent)
     , m_engine(std::make_unique<Engine>(&createBackendFamilies)) {
     setWindowTitle("FuseScope");
     m_reportModel = new ReportModel(*m_engine, this);
-    buildActions();
+    m_menus = new MainMenus(this, m_reportModel);
     buildLayout();
+    routeActions();
     subscribeToReport();
     updateRunState();
     resize(1440, 800);
@@ -76,59 +74,31 @@ MainWindow::MainWindow(QWidget* parent)
 // The engine goes first (its destructor cancels the run and joins its thread); the views go after.
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildActions() {
-    auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("Open &Model..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
-                    &MainWindow::openModelDialog);
-    file->addAction(tr("&Open Report..."), QKeySequence::Open, this, &MainWindow::openReportDialog);
-    m_saveAction =
-        file->addAction(tr("&Save Report As..."), QKeySequence::Save, this, &MainWindow::saveReportDialog);
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    rebuildRecentMenu();
-    file->addAction(tr("&Compare with Report..."), this, [this] { openDiffDialog(this); });
-    file->addSeparator();
-    file->addAction(tr("&Export Graph..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                    [this] { m_graphs->exportPrimary(); });
-    file->addAction(tr("Export Right-Hand Graph..."), this, [this] { m_graphs->exportSecondary(); });
-    file->addAction(tr("Export &Window..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
-                    &MainWindow::exportWindowDialog);
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-    auto* run = menuBar()->addMenu(tr("&Run"));
-    m_runAction = run->addAction(tr("&Run Comparison"), this, &MainWindow::startRun);
-    m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
-    m_cancelAction =
-        run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelRun);
-    run->addSeparator();
-    run->addAction(tr("&Python Interpreter..."), this, &MainWindow::choosePython);
-
-    auto* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Find Node..."), QKeySequence::Find, this, [this] {
+void MainWindow::routeActions() {
+    connect(m_menus, &MainMenus::runRequested, this, &MainWindow::startRun);
+    connect(m_menus, &MainMenus::cancelRequested, this, &MainWindow::cancelRun);
+    connect(m_menus, &MainMenus::pythonRequested, this, &MainWindow::choosePython);
+    connect(m_menus, &MainMenus::pathChosen, this, &MainWindow::openPath);
+    connect(m_menus, &MainMenus::reportChosen, m_reportModel,
+            [this](const QString& path) { m_reportModel->open(path); });
+    connect(m_menus, &MainMenus::modelChosen, this, &MainWindow::setModelSpec);
+    // Written on the engine thread; saved() or saveFailed() says how it went.
+    connect(m_menus, &MainMenus::saveChosen, m_reportModel,
+            [this](const QString& path) { m_reportModel->save(path); });
+    connect(m_menus, &MainMenus::exportGraphRequested, m_graphs,
+            [this](bool rightHand) { rightHand ? m_graphs->exportSecondary() : m_graphs->exportPrimary(); });
+    connect(m_menus, &MainMenus::findNodeRequested, this, [this] {
         m_tabs->setCurrentWidget(m_graphs);
         m_graphs->focusSearch();
     });
-    view->addAction(tr("Find &Next"), QKeySequence::FindNext, this, [this] { m_graphs->findNext(); });
-    view->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this,
-                    [this] { m_graphs->findPrevious(); });
-    // Alt+1..7: the tabs in order (the tabs exist once buildLayout ran; the actions look them up then).
-    const QStringList tabs = {tr("&Comparison"), tr("&Graphs"), tr("C&harts"), tr("&Traces"),
-                              tr("&Breaks"),     tr("&Shapes"), tr("&Modules")};
-    for (int i = 0; i < tabs.size(); ++i)
-        view->addAction(tabs[i], QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)), this,
-                        [this, i] { m_tabs->setCurrentIndex(i); });
-    view->addAction(tr("&Recommendation Goal"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
+    connect(m_menus, &MainMenus::findNextRequested, m_graphs, &GraphPanel::findNext);
+    connect(m_menus, &MainMenus::findPreviousRequested, m_graphs, &GraphPanel::findPrevious);
+    connect(m_menus, &MainMenus::tabRequested, m_tabs, &QTabWidget::setCurrentIndex);
+    connect(m_menus, &MainMenus::goalRequested, this, [this] {
         m_tabs->setCurrentIndex(0);
         recommendationPanel()->goalBox()->setFocus();
     });
-}
-
-void MainWindow::rebuildRecentMenu() {
-    m_recentMenu->clear();
-    const QStringList recent = RecentFiles::load();
-    for (const QString& entry : recent)
-        m_recentMenu->addAction(entry, this, [this, entry] { openPath(entry); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
+    connect(m_menus, &MainMenus::message, this, &MainWindow::setStatus);
 }
 
 void MainWindow::buildLayout() {
@@ -137,8 +107,8 @@ void MainWindow::buildLayout() {
     toolbar->addWidget(new QLabel(tr(" Model: ")));
     m_modelCombo = new ModelPicker;
     toolbar->addWidget(m_modelCombo);
-    toolbar->addAction(m_runAction);
-    toolbar->addAction(m_cancelAction);
+    toolbar->addAction(m_menus->runAction());
+    toolbar->addAction(m_menus->cancelAction());
 
     auto* backendPane = new QWidget;
     auto* backendLayout = new QVBoxLayout(backendPane);
@@ -298,17 +268,6 @@ void MainWindow::dropEvent(QDropEvent* event) {
     event->acceptProposedAction();
 }
 
-void MainWindow::exportWindowDialog() {
-    ExportTarget target;
-    if (!askExportTarget(this, tr("Export Window"), target))
-        return;
-    QString error;
-    if (!exportWidget(this, target.path, target.scale, &error))
-        QMessageBox::warning(this, tr("Export failed"), error);
-    else
-        setStatus(tr("Exported %1").arg(target.path));
-}
-
 void MainWindow::onKernelSelected(const QString& name) {
     const int shown = m_traces->shownBackend();
     if (shown < 0 || shown >= static_cast<int>(report().backends.size()))
@@ -365,7 +324,7 @@ void MainWindow::startRun() {
         names.push_back(b.toStdString());
     m_reportModel->startRun(names, request.value(), workloadOptions()->searchAssignments());
     RecentFiles::add(model);
-    rebuildRecentMenu();
+    m_menus->rebuildRecent();
     setWindowTitle(
         QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request.value().workload.toProtocol())));
     updateRunState();
@@ -384,9 +343,7 @@ void MainWindow::cancelRun() {
 
 void MainWindow::updateRunState() {
     const bool running = isRunning();
-    m_runAction->setEnabled(!running);
-    m_cancelAction->setEnabled(running);
-    m_saveAction->setEnabled(!running && !report().backends.empty());
+    m_menus->setRunState(running, !report().backends.empty());
     m_status->setRunning(running);
 }
 
@@ -416,41 +373,12 @@ void MainWindow::onReportOpened(const QString& path) {
     m_backends->showEntriesOf(opened);
     m_options->showSettingsOf(opened);
     RecentFiles::add(QFileInfo(path).absoluteFilePath());
-    rebuildRecentMenu();
+    m_menus->rebuildRecent();
     setWindowTitle(QString("FuseScope - %1 (%2)")
                        .arg(QFileInfo(path).fileName(), workloadSummary(workloadSettings(opened))));
     setStatus(tr("Opened %1").arg(path));
     m_comparison->selectFirstRow(false);
     updateRunState();
-}
-
-void MainWindow::openReportDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Report"), QString(),
-                                                      tr("FuseScope reports (*.fscope);;All files (*)"));
-    if (!path.isEmpty())
-        m_reportModel->open(path);
-}
-
-void MainWindow::openModelDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), QString(),
-                                                      tr("Models (*.py *.pt);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    if (const QString problem = modelPathProblem(path); !problem.isEmpty()) {
-        QMessageBox::warning(this, tr("Cannot use this model"), problem);
-        return;
-    }
-    setModelSpec(path);
-}
-
-void MainWindow::saveReportDialog() {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Report"), m_reportModel->path(),
-                                                tr("FuseScope reports (*.fscope)"));
-    if (path.isEmpty())
-        return;
-    if (!path.endsWith(".fscope"))
-        path += ".fscope";
-    m_reportModel->save(path); // written on the engine thread; saved() or saveFailed() says how it went
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

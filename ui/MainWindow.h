@@ -15,8 +15,6 @@
 #include <memory>
 
 class QListWidget;
-class QAction;
-class QMenu;
 class QTabWidget;
 
 namespace fusescope {
@@ -27,6 +25,7 @@ class BreaksPanel;
 class ComparisonModel;
 class ComparisonTab;
 class Engine;
+class MainMenus;
 class GraphPanel;
 class ModelPicker;
 class ModuleAssignPanel;
@@ -101,15 +100,10 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    void buildActions();
     void buildLayout();
+    void routeActions();
     void subscribeToReport();
     void probeBackends();
-    void openReportDialog();
-    void openModelDialog();
-    void saveReportDialog();
-    void exportWindowDialog();
-    void rebuildRecentMenu();
     void onReportOpened(const QString& path);
     void onKernelSelected(const QString& name);
     void updateRunState();
@@ -128,11 +122,8 @@ private:
     BreaksPanel* m_breaks = nullptr;
     ShapesPanel* m_shapes = nullptr;
     ModuleAssignPanel* m_modules = nullptr;
-    QMenu* m_recentMenu = nullptr;
     RunStatusLine* m_status = nullptr;
-    QAction* m_runAction = nullptr;
-    QAction* m_cancelAction = nullptr;
-    QAction* m_saveAction = nullptr;
+    MainMenus* m_menus = nullptr;
     bool m_probing = false;
     bool m_runAfterProbe = false;
 };

@@ -87,12 +87,13 @@ Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
 void RunOptionsPane::showSettingsOf(const Report& report) {
     const auto& options = report.settings.value("options", nlohmann::json::object());
     m_fullgraph->setChecked(options.value("fullgraph", false));
-    const auto placement = report.settings.value("placement", nlohmann::json::object());
-    const auto threads = placement.value("threads", nlohmann::json());
-    m_threads->setValue(threads.is_number_integer() ? threads.get<int>() : 0); // 0: auto
-    const auto measure = report.settings.value("measure", nlohmann::json::object());
-    const auto confidence = measure.value("confidence_pct", nlohmann::json());
-    m_confidence->setValue(confidence.is_number() ? confidence.get<double>() : 0.0); // older reports: off
+    const Placement placement = Placement::fromJson(report.settings.value("placement", nlohmann::json()));
+    m_threads->setValue(placement.threads.value_or(0)); // 0: auto
+    MeasureSettings beforeConfidence;
+    beforeConfidence.confidencePct = 0; // reports from before the confidence rule: off
+    const MeasureSettings measure =
+        MeasureSettings::fromJson(report.settings.value("measure", nlohmann::json()), beforeConfidence);
+    m_confidence->setValue(measure.confidencePct);
     const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
     m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
     m_inductorConfig->setText(

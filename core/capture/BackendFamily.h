@@ -41,8 +41,9 @@ signals:
 };
 
 // A family of backends behind one interface (docs/architecture.md): torch.compile backends run by
-// the Python worker, LibTorch in-process, TVM... Families are registered explicitly in
-// plugins/Registry.cpp; adding a backend touches one folder.
+// the Python worker, LibTorch by fusescope-libtorch-runner (a child process too, so its jobs are
+// WorkerJobs), TVM... Families are registered explicitly in plugins/Registry.cpp; adding a backend
+// touches one folder.
 class BackendFamily {
 public:
     virtual ~BackendFamily() = default;

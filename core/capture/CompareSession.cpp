@@ -39,13 +39,7 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
     m_report.provenance = collectProvenance();
     m_report.modelSpec = base.model;
     m_report.device = base.device;
-    m_report.settings = {{"measure",
-                          {{"warmup", base.measure.warmup},
-                           {"min_runs", base.measure.minRuns},
-                           {"min_time_s", base.measure.minTimeSeconds},
-                           {"max_runs", base.measure.maxRuns},
-                           {"max_time_s", base.measure.maxTimeSeconds},
-                           {"confidence_pct", base.measure.confidencePct}}},
+    m_report.settings = {{"measure", base.measure.toJson()},
     if (base.bisectBudgetSeconds) // --bisect (docs/accuracy.md)
         m_report.settings["bisect_budget_s"] = *base.bisectBudgetSeconds;
                          {"timeout_s", base.timeoutSeconds},

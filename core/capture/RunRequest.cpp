@@ -1,6 +1,44 @@
 #include "RunRequest.h"
 
+#include "codec/Reader.h"
+
 namespace fusescope {
+
+nlohmann::json MeasureSettings::toJson() const {
+    return {{"warmup", warmup},    {"min_runs", minRuns},          {"min_time_s", minTimeSeconds},
+            {"max_runs", maxRuns}, {"max_time_s", maxTimeSeconds}, {"confidence_pct", confidencePct}};
+}
+
+MeasureSettings MeasureSettings::fromJson(const nlohmann::json& measure, const MeasureSettings& defaults) {
+    MeasureSettings m = defaults;
+    if (!measure.is_object())
+        return m;
+    const codec::Reader r(measure);
+    m.warmup = r.integer("warmup", m.warmup);
+    m.minRuns = r.integer("min_runs", m.minRuns);
+    m.minTimeSeconds = r.number("min_time_s", m.minTimeSeconds);
+    m.maxRuns = r.integer("max_runs", m.maxRuns);
+    m.maxTimeSeconds = r.number("max_time_s", m.maxTimeSeconds);
+    m.confidencePct = r.number("confidence_pct", m.confidencePct);
+    return m;
+}
+
+MeasureSettings MeasureSettings::fromJson(const nlohmann::json& measure) {
+    return fromJson(measure, MeasureSettings{});
+}
+
+Placement Placement::fromJson(const nlohmann::json& placement) {
+    Placement p;
+    if (!placement.is_object())
+        return p;
+    if (const auto it = placement.find("threads"); it != placement.end() && it->is_number_integer())
+        p.threads = it->get<int>();
+    if (const auto it = placement.find("pin"); it != placement.end() && it->is_array())
+        for (const auto& cpu : *it)
+            if (cpu.is_number_integer() && cpu.get<int>() >= 0)
+                p.pin.push_back(cpu.get<int>());
+    return p;
+}
 
 nlohmann::json Placement::toProtocol() const {
     return {{"threads", threads ? nlohmann::json(*threads) : nlohmann::json(nullptr)},
@@ -16,13 +54,7 @@ nlohmann::json RunRequest::toProtocol(const std::string& id) const {
             {"backend", backend},
             {"device", device},
             {"options", opts},
-            {"measure",
-             {{"warmup", measure.warmup},
-              {"min_runs", measure.minRuns},
-              {"min_time_s", measure.minTimeSeconds},
-              {"max_runs", measure.maxRuns},
-              {"max_time_s", measure.maxTimeSeconds},
-              {"confidence_pct", measure.confidencePct}}},
+            {"measure", measure.toJson()},
             {"capture",
              {{"stages", captureStages},
               {"code", captureCode},

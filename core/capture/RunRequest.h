@@ -19,6 +19,13 @@ struct MeasureSettings {
     // Keep timing, past the minimums, until the 95 % confidence interval of the speedup is within
     // +-confidencePct % of it (or a cap is reached); 0 turns the rule off.
     double confidencePct = 2.0;
+
+    // The "measure" object of a run request and of a report's settings (docs/protocol.md,
+    // docs/report-format.md): written and read here only, by the CLI, the GUI and the runner.
+    nlohmann::json toJson() const;
+    // A key that is missing (or not a number) keeps the value in `defaults`.
+    static MeasureSettings fromJson(const nlohmann::json& measure, const MeasureSettings& defaults);
+    static MeasureSettings fromJson(const nlohmann::json& measure);
 };
 
 // Where the worker runs (docs/measurement.md, "Threads and placement"): torch's intra-op threads
@@ -27,7 +34,10 @@ struct MeasureSettings {
 struct Placement {
     std::optional<int> threads;
     std::vector<int> pin;
+    // The "placement" object of a run request and of a report's settings (null: unset); fromJson
+    // reads it back, ignoring what is not a thread count or a CPU number.
     nlohmann::json toProtocol() const;
+    static Placement fromJson(const nlohmann::json& placement);
 };
 
 // One backend on one model: what the C++ side asks a backend family to do.

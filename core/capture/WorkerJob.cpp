@@ -227,21 +227,35 @@ WorkerQueryResult queryWorker(const WorkerConfig& config, const nlohmann::json& 
     stream.feed(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
     stream.finish();
     out.environment = stream.environment();
-    if (stream.fatal() || !stream.handshakeSeen()) {
-        const QByteArray err = process.readAllStandardError();
-        out.error = std::string(runner.isEmpty() ? "the capture worker" : "the LibTorch runner") +
-                    " failed: " +
-                    (stream.problems().empty()
-                         ? lastLinesOf(std::string_view(err.constData(), static_cast<size_t>(err.size())), 3)
-                         : stream.problems().front());
-        return out;
-    }
-    if (scratch.error) {
+    const bool broken = stream.fatal() || !stream.handshakeSeen();
+    if (!broken && scratch.error) {
         out.error = scratch.error->message;
         return out;
     }
-    out.ok = true;
-    out.backends = stream.backendsList();
+    const bool exitedCleanly = process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0;
+    if (!broken && (exitedCleanly || !stream.backendsList().empty())) {
+        out.ok = true;
+        out.backends = stream.backendsList();
+        return out;
+    }
+    // What a user needs to act on a silent failure: which program, how it ended, what it said.
+    const QByteArray err = process.readAllStandardError();
+    const std::string tail =
+        lastLinesOf(std::string_view(err.constData(), static_cast<size_t>(err.size())), 3);
+    const std::string program = runner.isEmpty()
+                                    ? "the capture worker (Python '" + config.python.toStdString() + "')"
+                                    : "the LibTorch runner '" + runner.toStdString() + "'";
+    const std::string ending = process.exitStatus() == QProcess::CrashExit
+                                   ? "was killed by signal " + std::to_string(process.exitCode())
+                                   : "exited with status " + std::to_string(process.exitCode());
+    out.error = program + " " + ending;
+    if (!stream.problems().empty())
+        out.error += "; " + stream.problems().front();
+    else if (!stream.handshakeSeen())
+        out.error += bytes.isEmpty() ? " without writing anything on stdout" : " before its handshake";
+    else
+        out.error += " without listing its backends";
+    out.error += tail.empty() ? "; nothing on stderr" : "; stderr: " + tail;
     return out;
 }
 

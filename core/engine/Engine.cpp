@@ -23,6 +23,7 @@ ReportSnapshot headerOf(const Report& report) {
     header->settings = report.settings;
     header->search = report.search;
     header->readNotes = report.readNotes;
+    header->warnings = report.warnings; // the run-wide machine check, done before the first backend
     header->provenance = report.provenance;
     return header;
 }

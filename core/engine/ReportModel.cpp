@@ -89,6 +89,7 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
                 m_live.environment = header->environment;
                 m_live.search = header->search;
                 m_live.settings = header->settings;
+                m_live.warnings = header->warnings;
                 m_live.provenance = header->provenance;
                 // Views drop their pointer to the live run on this signal, before it goes.
                 emit backendFinished(row);

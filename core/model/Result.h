@@ -27,8 +27,11 @@ public:
 
     T& value() & { return std::get<T>(m_data); }
     const T& value() const& { return std::get<T>(m_data); }
-    T&& value() && { return std::get<T>(std::move(m_data)); }
-    const Error& error() const { return std::get<Error>(m_data); }
+    // On a temporary the value is moved out, not referenced: `const auto& v = f().value();` or
+    // `for (auto& x : f().value())` would otherwise hold a reference into a destroyed Result.
+    T value() && { return std::get<T>(std::move(m_data)); }
+    const Error& error() const& { return std::get<Error>(m_data); }
+    Error error() && { return std::get<Error>(std::move(m_data)); }
 
 private:
     std::variant<T, Error> m_data;

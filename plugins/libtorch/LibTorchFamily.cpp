@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <algorithm>
 
 #ifndef FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH
 #define FUSESCOPE_LIBTORCH_RUNNER_BUILD_PATH ""
@@ -105,9 +106,20 @@ std::vector<BackendInfo> LibTorchFamily::probe() {
         info.family = id();
         info.available = jsonutil::valueOr<bool>(b, "available", false);
         info.reason = jsonutil::valueOr<std::string>(b, "reason", "");
+        if (!info.available && info.reason.empty())
+            info.reason =
+                "the LibTorch runner '" + runner.toStdString() + "' lists it unavailable without a reason";
         info.tags = jsonutil::valueOr<std::vector<std::string>>(b, "tags", {});
         out.push_back(std::move(info));
     }
+    // A backend the runner did not list is unavailable, never silently gone from the list.
+    for (const char* name : kBackends)
+        if (std::none_of(out.begin(), out.end(), [&](const BackendInfo& b) { return b.name == name; }))
+            out.push_back({name,
+                           id(),
+                           false,
+                           "the LibTorch runner '" + runner.toStdString() + "' did not list it",
+                           {"cpu", "libtorch"}});
     return out;
 }
 

@@ -149,14 +149,8 @@ std::vector<int> affinityOfThisProcess() {
 // (default: one per pinned CPU, else one CPU fewer than this process may use, at least 1). The
 // export worker has already refused a bad placement with bad_request.
 json applyPlacement(const json& request) {
-    const json placement = request.contains("placement") && request["placement"].is_object()
-                               ? request["placement"]
-                               : json::object();
-    std::vector<int> pin;
-    if (auto it = placement.find("pin"); it != placement.end() && it->is_array())
-        for (const auto& cpu : *it)
-            if (cpu.is_number_integer())
-                pin.push_back(cpu.get<int>());
+    const Placement placement = Placement::fromJson(request.value("placement", json()));
+    const std::vector<int>& pin = placement.pin;
     if (!pin.empty()) {
         cpu_set_t set;
         CPU_ZERO(&set);
@@ -172,16 +166,15 @@ json applyPlacement(const json& request) {
         ::sched_setaffinity(0, sizeof(set), &set);
     }
     const std::vector<int> affinity = affinityOfThisProcess();
-    std::optional<int> requested;
-    if (auto it = placement.find("threads"); it != placement.end() && it->is_number_integer())
-        requested = it->get<int>();
     const int usable = static_cast<int>(affinity.size());
-    const int threads = requested ? *requested : std::max(pin.empty() ? usable - 1 : usable, 1);
-    at::set_num_threads(threads);
-    return {{"threads", at::get_num_threads()},
-            {"threads_requested", requested ? json(*requested) : json(nullptr)},
-            {"affinity", affinity},
-            {"pin", pin.empty() ? json(nullptr) : json(pin)}};
+    at::set_num_threads(placement.threads ? *placement.threads
+                                          : std::max(pin.empty() ? usable - 1 : usable, 1));
+    RunPlacement applied; // echoed as the Python worker echoes it (BackendRun's to_json)
+    applied.threads = at::get_num_threads();
+    applied.threadsRequested = placement.threads;
+    applied.affinity = affinity;
+    applied.pin = pin;
+    return applied;
 }
 
 // Test hook (docs/libtorch.md, "Testing the process boundary"): FUSESCOPE_LIBTORCH_RUNNER_FAULT
@@ -461,15 +454,7 @@ int runBackend(Channel& channel, const json& request) {
     PeakMemory peak;
     peak.reason = "the run ended before it";
     json deployment; // null until measured: the artifact loaded in fresh processes (DeploymentProbe)
-    MeasureSettings measure;
-    {
-        const codec::Reader m(request.value("measure", json::object()));
-        measure.warmup = m.integer("warmup", measure.warmup);
-        measure.minRuns = m.integer("min_runs", measure.minRuns);
-        measure.minTimeSeconds = m.number("min_time_s", measure.minTimeSeconds);
-        measure.maxRuns = m.integer("max_runs", measure.maxRuns);
-        measure.maxTimeSeconds = m.number("max_time_s", measure.maxTimeSeconds);
-    }
+    const MeasureSettings measure = MeasureSettings::fromJson(request.value("measure", json()));
     {
         std::unique_ptr<LibTorchRunner> runner;
         if (aoti)

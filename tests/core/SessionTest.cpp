@@ -140,6 +140,9 @@ std::vector<BackendFamily*> pointers(const std::vector<std::unique_ptr<BackendFa
 RunRequest baseRequest() {
     RunRequest base;
     base.model = "demo:mlp";
+    base.measure.minRuns = 4; // not the defaults, so the report's settings show they came from here
+    base.measure.confidencePct = 3.0;
+    base.placement.threads = 1;
     return base;
 }
 
@@ -174,6 +177,10 @@ private slots:
         QCOMPARE(codeOf(rows[3]), std::string("backend_unavailable"));
         QCOMPARE(session.report().model.name, std::string("Net"));
         QVERIFY(!session.running());
+        // The report's settings hold the measure and placement objects the request line carries.
+        const auto line = baseRequest().toProtocol("x");
+        QVERIFY(session.report().settings["measure"] == line["measure"]);
+        QVERIFY(session.report().settings["placement"] == line["placement"]);
     }
 
     // A model that fails to load fails every backend the same way: the rest are not started.

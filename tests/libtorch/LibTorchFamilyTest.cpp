@@ -4,7 +4,9 @@
 #include "TorchScriptRunner.h"
 #include "analysis/Summary.h"
 
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <chrono>
 #include <regex>
@@ -283,6 +285,45 @@ private slots:
         QCOMPARE(run.status, RunStatus::Failed);
         QCOMPARE(run.error->code, std::string("worker_start_failed"));
         QVERIFY2(run.error->message.find("LibTorch runner") != std::string::npos, run.error->message.c_str());
+    }
+
+    // A runner that fails without a word (exits non-zero, or is killed) still gives the probe a
+    // reason to show: the path tried, how it ended and its stderr tail.
+    void silentRunnerFailureHasTheExactReason() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const auto probeWith = [&](const QString& name, const QByteArray& script) {
+            const QString path = dir.filePath(name);
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly))
+                return std::vector<BackendInfo>{};
+            file.write("#!/bin/sh\n" + script + "\n");
+            file.close();
+            file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
+            WorkerConfig config = WorkerConfig::fromEnvironment();
+            config.environment.insert("FUSESCOPE_LIBTORCH_RUNNER", path);
+            return LibTorchFamily(config).probe();
+        };
+        const auto silent = probeWith("silent-runner", "exit 3");
+        QCOMPARE(silent.size(), size_t(3));
+        for (const auto& b : silent) {
+            QVERIFY(!b.available);
+            QVERIFY2(b.reason.find(dir.filePath("silent-runner").toStdString()) != std::string::npos,
+                     b.reason.c_str());
+            QVERIFY2(
+                b.reason.find("exited with status 3 without writing anything on stdout; nothing on stderr") !=
+                    std::string::npos,
+                b.reason.c_str());
+        }
+        const auto loud =
+            probeWith("loud-runner", "echo 'libc10.so: cannot open shared object file' >&2; exit 127");
+        QVERIFY2(loud.front().reason.find("status 127") != std::string::npos, loud.front().reason.c_str());
+        QVERIFY2(loud.front().reason.find("stderr: libc10.so: cannot open shared object file") !=
+                     std::string::npos,
+                 loud.front().reason.c_str());
+        const auto killed = probeWith("killed-runner", "kill -9 $$");
+        QVERIFY2(killed.front().reason.find("was killed by signal 9") != std::string::npos,
+                 killed.front().reason.c_str());
     }
 
     void cancelReportsCancelled() {

@@ -7,6 +7,7 @@
 #include "GraphPanel.h"
 #include "GraphView.h"
 #include "KernelTableModel.h"
+#include "ShapesPanel.h"
 #include "StageCompareWidget.h"
 #include "TracePanel.h"
 #include "capture/CompileOptions.h"
@@ -14,14 +15,17 @@
 #include "engine/ReportModel.h"
 #include "report/ReportFile.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
@@ -201,6 +205,51 @@ private slots:
         };
         QCOMPARE(nodesOf("cpp_fused_native_layer_norm_0"), QString("3"));
         QCOMPARE(nodesOf("aten::mm"), QString::number(mmNodes));
+    }
+
+    // The run-wide warnings (the machine check before the first backend) show above the table with
+    // their code and message; a report without any hides the banner again.
+    void runWideWarningsShowAboveTheTable() {
+        QTemporaryDir dir;
+        auto report = readReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
+        QVERIFY(report);
+        report.value().warnings = {{"machine_busy", "other processes kept 1.8 CPUs busy"},
+                                   {"cpu_steal", "the hypervisor took 12 % of CPU time"}};
+        const QString warned = dir.filePath("warned.fscope");
+        QVERIFY(!writeReport(report.value(), warned.toStdString()).has_value());
+        MainWindow window;
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(window.openReport(warned));
+        auto* banner = window.findChild<QLabel*>("runWarningsBanner");
+        QVERIFY(banner);
+        QVERIFY(banner->isVisible());
+        QVERIFY2(banner->text().contains("[machine_busy]: other processes kept 1.8 CPUs busy"),
+                 qPrintable(banner->text()));
+        QVERIFY(banner->text().contains("[cpu_steal]: the hypervisor took 12 % of CPU time"));
+        QVERIFY(window.openReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope"));
+        QVERIFY(!banner->isVisible());
+    }
+
+    // The menus (MainMenus) own the actions; the window routes them: Ctrl+R's action starts what
+    // startRun starts, Alt+N switches tabs, and Save is off until there are rows.
+    void menuActionsReachTheWindow() {
+        MainWindow window;
+        QAction* save = nullptr;
+        QAction* shapes = nullptr;
+        for (auto* action : window.findChildren<QAction*>()) {
+            if (action->text() == "&Save Report As...")
+                save = action;
+            if (action->text() == "&Shapes")
+                shapes = action;
+        }
+        QVERIFY(save && shapes);
+        QVERIFY(!save->isEnabled());
+        shapes->trigger();
+        QCOMPARE(qobject_cast<QTabWidget*>(window.centralWidget())->currentWidget(),
+                 static_cast<QWidget*>(window.shapesPanel()));
+        QVERIFY(window.openReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope"));
+        QVERIFY(save->isEnabled());
     }
 
     void chartsShowEveryBackendOfTheReport() {
