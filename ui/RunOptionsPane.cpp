@@ -98,8 +98,8 @@ void RunOptionsPane::showSettingsOf(const Report& report) {
     m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
     m_inductorConfig->setText(
         QString::fromStdString(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
-    m_trace->setChecked(
     m_bisect->setChecked(report.settings.is_object() && report.settings.contains("bisect_budget_s"));
+    m_trace->setChecked(
         std::any_of(report.backends.begin(), report.backends.end(),
                     [](const BackendRun& run) { return run.trace.has_value() || !run.traceInfo.is_null(); }));
     const nlohmann::json workload = report.settings.is_object() && report.settings.contains("workload")

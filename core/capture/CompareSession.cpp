@@ -40,14 +40,14 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
     m_report.modelSpec = base.model;
     m_report.device = base.device;
     m_report.settings = {{"measure", base.measure.toJson()},
-    if (base.bisectBudgetSeconds) // --bisect (docs/accuracy.md)
-        m_report.settings["bisect_budget_s"] = *base.bisectBudgetSeconds;
                          {"timeout_s", base.timeoutSeconds},
                          {"cache", base.warmCache ? "warm" : "cold"},
                          {"options", base.options},
                          {"placement", base.placement.toProtocol()}};
     if (!base.workload.isDefault())
         m_report.settings["workload"] = base.workload.toProtocol();
+    if (base.bisectBudgetSeconds) // --bisect (docs/accuracy.md)
+        m_report.settings["bisect_budget_s"] = *base.bisectBudgetSeconds;
     m_search.reset();
     for (const auto& name : backends) {
         BackendRun run;
