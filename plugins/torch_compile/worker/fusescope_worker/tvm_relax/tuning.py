@@ -161,6 +161,8 @@ def _in_process_builder_runner():
     from tvm.s_tir.meta_schedule.runner import EvaluatorConfig, PyRunner, RunnerFuture, RunnerResult
     from tvm.s_tir.meta_schedule.runner.utils import alloc_argument_common, run_evaluator_common
     built: dict = {}
+    # Inputs of a timed candidate: random where TVM has its filler, else left as allocated.
+    fill = tvm.get_global_func("tvm.contrib.random.random_fill_for_measure", allow_missing=True) or (lambda _: None)
     config = EvaluatorConfig(number=3, repeat=1, min_repeat_ms=20, enable_cpu_cache_flush=False)
 
     @derived_object
@@ -172,7 +174,7 @@ def _in_process_builder_runner():
                 try:
                     mod = RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(item.mod)
                     key = f"fusescope-in-process:{len(built)}"
-                    built[key] = tvm.compile(mod, target=item.target)
+                    built[key] = tvm.compile(mod, target=item.target).jit()  # the runtime module
                     results.append(BuilderResult(key, None))
                 except Exception as exc:
                     results.append(BuilderResult(None, f"{type(exc).__name__}: {exc}"))
@@ -186,7 +188,7 @@ def _in_process_builder_runner():
                 try:
                     rt_mod = built.pop(item.artifact_path)
                     device = tvm.device(str(item.device_type), 0)
-                    args = alloc_argument_common(None, device, [a.as_json() for a in item.args_info], 1)
+                    args = alloc_argument_common(fill, device, [a.as_json() for a in item.args_info], 1)
                     result = RunnerResult(run_evaluator_common(rt_mod, device, config, args), None)
                 except Exception as exc:
                     result = RunnerResult(None, f"{type(exc).__name__}: {exc}")
