@@ -230,15 +230,6 @@ int main(int argc, char** argv) {
                      "B's backend to compare with A's --backend, e.g. two backends of one report");
     diff->add_flag("--json", diffOptions.json, "Print JSON (docs/diff.md)");
 
-    bool backendsJson = false;
-    auto* backends =
-        cli.add_subcommand("backends", "List every backend known, available or not, and why not");
-    backends->add_flag("--json", backendsJson, "Print JSON");
-    SweepCommands sweepCommands;
-    addSweepCommands(cli, sweepCommands);
-
-    // The interpreter every worker runs in (docs/worker.md, "Your own Python").
-    std::string python;
     ImportOptions importOptions;
     auto* imp = cli.add_subcommand(
         "import", "Read a TORCH_TRACE directory or .log (or another supported log/trace) into a report");
@@ -257,6 +248,15 @@ int main(int argc, char** argv) {
     importInto->needs(importBackend);
     importBackend->needs(importInto);
 
+    bool backendsJson = false;
+    auto* backends =
+        cli.add_subcommand("backends", "List every backend known, available or not, and why not");
+    backends->add_flag("--json", backendsJson, "Print JSON");
+    SweepCommands sweepCommands;
+    addSweepCommands(cli, sweepCommands);
+
+    // The interpreter every worker runs in (docs/worker.md, "Your own Python").
+    std::string python;
     for (CLI::App* command : {cmp, backends})
         command
             ->add_option("--python", python,
@@ -279,15 +279,6 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
     }
-    if (*cmp) {
-        if (auto bad = files::checkModelPath(compare.settings.model)) {
-            std::fprintf(stderr, "error: model: %s\n", bad->message.c_str());
-            return kExitUsage;
-        }
-        if (!compare.out.empty()) {
-            if (auto bad = files::checkOutputPath(compare.out,
-                                                  inputFiles(compare.settings.model, "the model file"))) {
-                std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
     if (*imp) {
         std::vector<files::InputFile> importInputs{{importOptions.input, "the input"}};
         if (!importOptions.into.empty())
@@ -297,6 +288,15 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
     }
+    if (*cmp) {
+        if (auto bad = files::checkModelPath(compare.settings.model)) {
+            std::fprintf(stderr, "error: model: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+        if (!compare.out.empty()) {
+            if (auto bad = files::checkOutputPath(compare.out,
+                                                  inputFiles(compare.settings.model, "the model file"))) {
+                std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
                 return kExitUsage;
             }
         }
@@ -348,6 +348,8 @@ int main(int argc, char** argv) {
         settings.mode = runMode;
         settings.shapes = shapes;
         settings.assign = assign;
+        if (bisect)
+            settings.bisectBudgetSeconds = bisectBudget;
         if (threads != "auto")
             settings.placement.threads = std::stoi(threads); // checked by countIn above
         if (!pin.empty())
@@ -360,8 +362,6 @@ int main(int argc, char** argv) {
         }
         compare.plan = std::move(plan.value());
         auto parsedGoal = goalFromString(goal);
-        if (bisect)
-            settings.bisectBudgetSeconds = bisectBudget;
         if (!parsedGoal) {
             std::fprintf(stderr, "error: --goal: '%s' is not one of latency, throughput, memory, compile\n",
                          goal.c_str());
@@ -388,6 +388,8 @@ int main(int argc, char** argv) {
     }
     if (*backends)
         return runBackends(backendsJson);
+    if (*imp)
+        return runImport(importOptions);
     if (*diff) {
         if (!diffOptions.backendB.empty() && diffOptions.backend.empty()) {
             std::fprintf(stderr, "error: --backend-b needs --backend (A's backend to compare it with)\n");
@@ -397,5 +399,3 @@ int main(int argc, char** argv) {
     }
     return kExitUsage;
 }
-    if (*imp)
-        return runImport(importOptions);

@@ -5,7 +5,7 @@ import time
 
 import torch
 
-from . import accuracy, measure, memory, reference, shapes
+from . import accuracy, accuracy_bisect, measure, memory, reference, shapes
 from .machine_probe import MachineWatch
 from .capture.session import CaptureSession
 from .compile_timing import compile_module, compile_with_capture, enter_inductor_capture, plain_compiles
@@ -58,6 +58,7 @@ class Run(Workload):
         session = CaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
                                  code_wanted=bool(capture.get("code", True)),
                                  on_capture=lambda message: self.progress("capture", 0.5, message))
+        session.keep_graphs = accuracy_bisect.budget_of(self.request) is not None  # accuracy_bisect.py
         self.session = session
         enter_inductor_capture(stack, {self.backend}, [session], session, self.scratch.trace_dir, self.wants_trace)
         compiled = compile_module(self.loaded.module, self._backend(session), options)
@@ -108,3 +109,4 @@ class Run(Workload):
                              f"{self.request.model} compiled with {self.backend}")
         self.result["accuracy"] = accuracy.compare(eager_out, outputs, fp64_out,
                                                    **precision.accuracy_options(self.request))
+        accuracy_bisect.after_accuracy(self)  # on request, when it failed (accuracy_bisect.py)
