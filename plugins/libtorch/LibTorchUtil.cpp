@@ -1,5 +1,7 @@
 #include "LibTorchUtil.h"
 
+#include "capture/MachineCheck.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -170,6 +172,9 @@ nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bo
     for (int i = 0; i < settings.warmup && !cancelled(); ++i)
         call();
     std::vector<double> chunk;
+    // The machine check of the timing window, the worker's rule (machine_check.py, MachineCheck.h)
+    // on the CPUs this runner may use: its own ticks are not counted as someone else's.
+    const MachineSnapshot machineBefore = readMachineSnapshot();
     const auto start = Clock::now();
     int runs = 0;
     const int maxRuns = std::max(settings.maxRuns, 1);
@@ -189,7 +194,14 @@ nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bo
     }
     if (!chunk.empty())
         onSamples(std::move(chunk));
-    return {{"compiled", runs}, {"warmup", settings.warmup}, {"elapsed_s", secondsSince(start)}};
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const RunWarning& w : assessWindow(machineBefore, readMachineSnapshot(), ownAffinity(),
+                                            "while the LibTorch runner took samples"))
+        warnings.push_back({{"code", w.code}, {"message", w.message}});
+    return {{"compiled", runs},
+            {"warmup", settings.warmup},
+            {"elapsed_s", secondsSince(start)},
+            {"machine_warnings", warnings}};
 }
 
 PeakMemory profilerAllocatorPeak(const std::function<void()>& call) {

@@ -36,7 +36,8 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
 
 // `settings.warmup` calls, then timed calls (steady_clock) until min_runs and min_time_s, or
 // max_runs or max_time_s, or `cancelled`. Samples (ms) go to `onSamples` in chunks of 50.
-// Returns {"compiled", "warmup", "elapsed_s"}. Exceptions of `call` propagate.
+// Returns {"compiled", "warmup", "elapsed_s", "machine_warnings"} (machine_busy / cpu_steal of
+// the timing window, MachineCheck.h). Exceptions of `call` propagate.
 nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bool()>& cancelled,
                          const std::function<void(std::vector<double>)>& onSamples,
                          const std::function<void()>& call);

@@ -561,6 +561,10 @@ int runBackend(Channel& channel, const json& request) {
                    {"notes", exported.notes},
                    {"placement", placement},
                    {"options", options}};
+    // machine_busy / cpu_steal of the timing window (LibTorchUtil.h, timeCalls), as the worker's rows.
+    if (auto runs = info.find("runs");
+        runs != info.end() && runs->is_object() && runs->contains("machine_warnings"))
+        result["warnings"] = (*runs)["machine_warnings"];
     // Eager's peak is the worker's own measure when its export reply carries one.
     if (auto it = reply.find("eager_peak_memory_bytes"); it != reply.end() && it->is_number_integer())
         result["eager_peak_memory_bytes"] = *it;

@@ -5,10 +5,14 @@
 #include "analysis/Summary.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <algorithm>
 #include <chrono>
+#include <memory>
 #include <regex>
 #include <torch/headeronly/version.h>
 
@@ -138,6 +142,34 @@ private slots:
         const auto* after = run.findStage("torchscript_optimized");
         QCOMPARE(after->fusion, std::string("none"));
         QCOMPARE(after->kernelCount(), 0);
+    }
+
+    // The runner's timing window gets the worker's machine check (LibTorchUtil.h, timeCalls): with
+    // a spinning process per CPU beside it, the row carries machine_busy naming the runner.
+    void busyMachineWarns() {
+        std::vector<std::unique_ptr<QProcess>> spinners;
+        for (int i = 0; i < std::max(1, QThread::idealThreadCount()); ++i) {
+            auto p = std::make_unique<QProcess>();
+            p->start("sh", {"-c", "end=$(($(date +%s) + 120)); while [ $(date +%s) -lt $end ]; do :; done"});
+            QVERIFY(p->waitForStarted());
+            spinners.push_back(std::move(p));
+        }
+        auto r = request("demo:mlp", "torchscript");
+        r.placement.threads = 1;
+        r.measure.minTimeSeconds = 1.0; // a window long enough to judge (/proc ticks are 10 ms)
+        r.measure.maxRuns = 100000;
+        r.measure.maxTimeSeconds = 2.0;
+        const auto run = runToEnd(r);
+        for (auto& p : spinners) {
+            p->kill();
+            p->waitForFinished();
+        }
+        checkOk(run);
+        const auto busy = std::find_if(run.warnings.begin(), run.warnings.end(),
+                                       [](const RunWarning& w) { return w.code == "machine_busy"; });
+        QVERIFY2(busy != run.warnings.end(), "no machine_busy warning on the LibTorch row");
+        QVERIFY2(busy->message.find("while the LibTorch runner took samples") != std::string::npos,
+                 busy->message.c_str());
     }
 
     void nnc_data() { plainInterpreter_data(); }
