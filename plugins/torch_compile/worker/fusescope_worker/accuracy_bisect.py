@@ -197,10 +197,14 @@ def run(session, compile_fn, options: dict, budget_s: float, progress=lambda mes
 
 
 def release(session) -> None:
-    """Drop the kept graphs and inputs (they hold tensors)."""
-    for record in getattr(session, "graphs", []):
-        record.bisect_graph = None
-        record.kept_stages = []
+    """Drop the kept graphs and inputs (they hold tensors). Only a capturing session that kept
+    graphs has them: other compilers' sessions (TVM's) hold graphs of another kind, left alone."""
+    if not getattr(session, "keep_graphs", False):
+        return
+    for record in getattr(session, "graphs", None) or []:
+        if hasattr(record, "bisect_graph"):
+            record.bisect_graph = None
+            record.kept_stages = []
 
 
 def after_accuracy(run_) -> None:
