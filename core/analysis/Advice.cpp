@@ -335,6 +335,11 @@ void accuracyFailure(const Report& report, const BackendRun& run, std::vector<Ad
     a.evidence = "accuracy " + status + " at " + precision + ": max abs " + num(acc.maxAbs) + ", max rel " +
                  num(acc.maxRel) + ", cosine " + num(acc.cosine) + ", " + acc.rule + " tolerance " +
                  num(acc.tolerance) + (acc.reason.empty() ? std::string() : " (" + acc.reason + ")");
+    // The accuracy bisect's answer (--bisect, docs/accuracy.md), when the run asked for one.
+    const FirstDivergence* bisect =
+        acc.firstDivergence && !acc.firstDivergence->node.empty() ? &*acc.firstDivergence : nullptr;
+    if (acc.firstDivergence)
+        a.evidence += "; bisect: " + firstDivergenceText(*acc.firstDivergence);
     const auto* reference = rowNamed(report, "aot_eager");
     if (reference && reference->accuracy && accuracyStatus(*reference->accuracy) == "pass")
         a.evidence += "; aot_eager (same Dynamo and AOTAutograd graphs, no Inductor code) passes";
@@ -357,6 +362,12 @@ void accuracyFailure(const Report& report, const BackendRun& run, std::vector<Ad
         a.message = "The outputs differ from eager beyond the tolerance";
         a.message += reference ? "; compare this row's graphs with aot_eager's." : ".";
     }
+    if (bisect) // where to look first, named by the bisect
+        a.message =
+            "Start at " + (bisect->kernel.empty() ? "node " + bisect->node : "kernel " + bisect->kernel) +
+            (bisect->file.empty() ? std::string()
+                                  : " (" + bisect->file + ":" + std::to_string(bisect->line) + ")") +
+            ": its node " + bisect->node + " is the first whose value differs from eager. " + a.message;
     out.push_back(std::move(a));
 }
 

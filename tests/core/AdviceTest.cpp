@@ -70,7 +70,8 @@ TEST(Advice, KernelCompilationDominatesTheCompile) {
     const auto fires =
         withRule(reportOf({compileRun("inductor", "kernel_compilation", 6.0)}), "compile_kernel_compilation");
     ASSERT_EQ(fires.size(), 1u);
-    EXPECT_NE(fires[0].evidence.find("kernel_compilation 6.00 s of compile_s 10.00 s (60 %"), std::string::npos)
+    EXPECT_NE(fires[0].evidence.find("kernel_compilation 6.00 s of compile_s 10.00 s (60 %"),
+              std::string::npos)
         << fires[0].evidence;
     EXPECT_NE(fires[0].evidence.find("warm caches the compile took 1.50 s"), std::string::npos);
     EXPECT_EQ(fires[0].tryEntry, "inductor@lite");
@@ -195,6 +196,24 @@ TEST(Advice, AccuracyFailureOffersPrecisionOrAotEager) {
     const auto isolate = withRule(reportOf({fp32}), "accuracy_failure");
     ASSERT_EQ(isolate.size(), 1u);
     EXPECT_EQ(isolate[0].tryEntry, "aot_eager");
+    // With the bisect's answer (--bisect) the advice starts at the kernel and line it named.
+    BackendRun bisected = fp32;
+    FirstDivergence where;
+    where.node = "relu";
+    where.op = "torch.nn.functional.relu";
+    where.kernel = "cpp_fused_add_relu_1";
+    where.file = "model.py";
+    where.line = 30;
+    where.compiles = 1;
+    bisected.accuracy->firstDivergence = where;
+    const auto named = withRule(reportOf({bisected}), "accuracy_failure");
+    ASSERT_EQ(named.size(), 1u);
+    EXPECT_EQ(named[0].message.rfind("Start at kernel cpp_fused_add_relu_1 (model.py:30): its node relu", 0),
+              0u)
+        << named[0].message;
+    EXPECT_NE(named[0].evidence.find("bisect: first diverging node relu"), std::string::npos)
+        << named[0].evidence;
+    EXPECT_EQ(named[0].tryEntry, "aot_eager");
     // Near misses: a pass, and eager disagreeing with itself (not the backend's failure).
     EXPECT_TRUE(withRule(reportOf({inductorRun()}), "accuracy_failure").empty());
     BackendRun noisy = bf16;
