@@ -12,7 +12,8 @@ namespace fusescope {
 // the LibTorch runner, docs/libtorch.md "Deployment"): the artifact's size on disk next to the
 // eager model's, and its load and first call in processes that had never loaded it. Only the
 // backends that produce a file a user would ship have one (aot_inductor, torchscript,
-// torchscript_nnc); absent in older reports.
+// torchscript_nnc from the LibTorch runner; tvm from the worker, tvm_relax/deploy.py); absent in
+// older reports.
 struct Deployment {
     std::string artifact; // file name: model.pt2, model.pt
     std::string loader;   // what loads it: torch::inductor::AOTIModelPackageLoader, torch::jit::load

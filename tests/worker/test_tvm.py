@@ -61,6 +61,20 @@ def test_tvm_compiles_runs_and_passes_accuracy(tvm_run, model):
     assert run.messages[-1]["type"] == "bye"
 
 
+def test_tvm_deployment_is_the_exported_library_loaded_in_a_fresh_process(tvm_run):
+    # docs/tvm.md "Deployment": the .so a user ships, its size next to the eager state_dict's, and
+    # its load and first call in one process that never loaded it.
+    deployment = tvm_run("demo:mlp").one("result")["deployment"]
+    assert deployment["artifact"] == "model.so" and "load_module" in deployment["loader"]
+    assert "error" not in deployment, deployment
+    # The weights are folded into the library as constants: it is at least as large as they are.
+    assert deployment["eager_model_bytes"] > 0
+    assert deployment["artifact_bytes"] > 0.5 * deployment["eager_model_bytes"], deployment
+    assert deployment["fresh_processes"] == 1 and len(deployment["load_samples_s"]) == 1
+    assert deployment["load_s"] > 0 and deployment["first_call_s"] > 0
+    assert deployment["process_s"] > deployment["load_s"] + deployment["first_call_s"]
+
+
 def test_tvm_peak_memory_is_plausible_on_mlp(tvm_run):
     """demo:mlp (batch 32, hidden 256, float32): the VM holds at least the (32, 10) output and at
     most every storage it allocated; the peak is within 10x of eager's either way."""

@@ -3,13 +3,14 @@
 everything after the compile (latency, accuracy) uses the callable returned here exactly as other
 backends'. What it measures goes to the run through run.record() and run.use_session()."""
 import ctypes
+import os
 import time
 
 import torch
 from torch.utils import _pytree as pytree
 
 from ..errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, RUN_FAILED, WorkerError, describe
-from . import graph, tuning
+from . import deploy, graph, tuning
 
 TARGET = "llvm"
 
@@ -234,6 +235,12 @@ class Compiler:
                             tune_s=tune_info["tune_s"], tune_trials=tune_info["trials"],
                             tune_cache=tune_info["cache"], tvm_tuning=tune_info,
                             notes=[tuning.note(tune_info)])
+        # The deployment view (deploy.py): the library a user ships, loaded in a fresh process.
+        self.run.progress("compile", 0.97, "deployment: export_library, then a load in a fresh process")
+        leaves = [leaf for leaf in pytree.tree_leaves((tuple(loaded.args), loaded.kwargs or {}))
+                  if isinstance(leaf, torch.Tensor)]
+        self.run.record(deployment=deploy.measure(ex, leaves, loaded.module,
+                                                  os.path.join(self.run.scratch.root, "tvm-deploy")))
         return compiled
 
 
