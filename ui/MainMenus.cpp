@@ -27,6 +27,12 @@ void MainMenus::buildFileMenu() {
     file->addAction(tr("Open &Model..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
                     &MainMenus::openModelDialog);
     file->addAction(tr("&Open Report..."), QKeySequence::Open, this, &MainMenus::openReportDialog);
+    // A TORCH_TRACE directory is imported like a report is opened (docs/import.md).
+    file->addAction(tr("Import TORCH_TRACE &Directory..."), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(m_window, tr("Import TORCH_TRACE Directory"));
+        if (!dir.isEmpty())
+            emit reportChosen(dir);
+    });
     m_save =
         file->addAction(tr("&Save Report As..."), QKeySequence::Save, this, &MainMenus::saveReportDialog);
     m_recent = file->addMenu(tr("Open &Recent"));
@@ -81,8 +87,10 @@ void MainMenus::rebuildRecent() {
 }
 
 void MainMenus::openReportDialog() {
-    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open Report"), QString(),
-                                                      tr("FuseScope reports (*.fscope);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(m_window, tr("Open Report"), QString(),
+                                     tr("FuseScope reports (*.fscope);;TORCH_TRACE logs (*.log);;"
+                                        "PyTorch profiler traces (*.json);;All files (*)"));
     if (!path.isEmpty())
         emit reportChosen(path);
 }
