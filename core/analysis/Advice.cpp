@@ -481,7 +481,12 @@ std::vector<Advice> adviceFor(const Report& report, const BackendRun& run) {
     graphBreakHints(run, out);
     accuracyFailure(report, run, out);
     memoryAboveEager(report, run, out);
-    return out;
+    // The same break met again by a recompile gives the same advice: said once.
+    std::vector<Advice> unique;
+    for (auto& a : out)
+        if (std::find(unique.begin(), unique.end(), a) == unique.end())
+            unique.push_back(std::move(a));
+    return unique;
 }
 
 std::vector<Advice> adviceFor(const Report& report) {

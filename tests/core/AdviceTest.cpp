@@ -168,8 +168,8 @@ TEST(Advice, GraphBreakPassesTorchsHintThrough) {
     GraphBreak noHint = b;
     noHint.reason = noHint.detail = "call_function UserDefinedObjectVariable(Foo)";
     noHint.line = 20;
-    run.breakReasons = {b, noHint};
-    run.graphBreaks = 2;
+    run.breakReasons = {b, noHint, b}; // b met again by a recompile: the same advice, said once
+    run.graphBreaks = 3;
     const auto fires = withRule(reportOf({run}), "graph_break_hint");
     ASSERT_EQ(fires.size(), 1u); // the break without a hint of torch's gets none
     EXPECT_NE(fires[0].message.find("capture_scalar_outputs = True"), std::string::npos);
