@@ -367,7 +367,9 @@ bool MainWindow::openReport(const QString& path) {
 
 void MainWindow::onReportOpened(const QString& path) {
     const Report& opened = report();
-    if (!opened.modelSpec.empty())
+    // An imported log or trace (docs/import.md) names its file, not a model Run could load.
+    const bool imported = opened.generator.ends_with("(import)");
+    if (!opened.modelSpec.empty() && !imported)
         setModelSpec(q(opened.modelSpec));
     // Ctrl+R after opening a report runs the same comparison again: its rows and its options.
     m_backends->showEntriesOf(opened);
