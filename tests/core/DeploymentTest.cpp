@@ -76,7 +76,8 @@ TEST(Deployment, AReportWrittenBeforeItReadsAndWritesBackWithoutIt) {
     const json written = json(old.value());
     for (const auto& b : written["backends"])
         EXPECT_FALSE(b.contains("deployment"));
-    for (const auto& b : summaryJson(old.value())["backends"])
+    const json summary = summaryJson(old.value()); // a named copy: a range-for over a member of
+    for (const auto& b : summary["backends"])      // the temporary read it after it was freed (ASan)
         EXPECT_TRUE(b["deployment"].is_null());
 }
 
