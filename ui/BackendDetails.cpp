@@ -49,11 +49,12 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
         QStringList cpus;
         for (int cpu : run.placement->affinity)
             cpus << QString::number(cpu);
-        text += QString("\nthreads: %1%2, CPUs %3%4\n")
+        text += QString("\nthreads: %1%2, CPUs %3%4%5\n")
                     .arg(run.placement->threads)
                     .arg(run.placement->threadsRequested ? "" : " (default)")
                     .arg(cpus.join(','))
-                    .arg(run.placement->pin.empty() ? "" : " (pinned)");
+                    .arg(run.placement->pin.empty() ? "" : " (pinned)")
+                    .arg(run.placement->malloc.empty() ? QString() : ", malloc " + q(run.placement->malloc));
     }
     if (run.accuracy)
         text += QString("\naccuracy: max abs %1, max rel %2, cosine %3, rule %4 at %5: %6\n")

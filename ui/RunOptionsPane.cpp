@@ -46,6 +46,12 @@ RunOptionsPane::RunOptionsPane(QWidget* parent)
     m_threads->setToolTip(tr("torch intra-op threads in the worker (--threads). auto: one CPU fewer than the "
                              "worker may use, so a busy core never leaves a thread spin-waiting"));
     form->addRow(tr("Threads"), m_threads);
+    m_malloc = new QComboBox;
+    m_malloc->addItems({"steady", "system"});
+    m_malloc->setToolTip(tr("C allocator policy in the worker (--malloc). steady: fixed glibc thresholds, so a "
+                            "call's tensors reuse heap memory whatever ran before; system: glibc's own, whose "
+                            "page faults per call depend on the process's history (docs/measurement.md)"));
+    form->addRow(tr("Allocator"), m_malloc);
     m_confidence = new QDoubleSpinBox;
     m_confidence->setRange(0, 100);
     m_confidence->setDecimals(1);
@@ -69,6 +75,7 @@ Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
         settings.bisectBudgetSeconds = kDefaultBisectBudgetSeconds;
     if (m_threads->value() > 0)
         settings.placement.threads = m_threads->value();
+    settings.placement.malloc = m_malloc->currentText().toStdString();
     settings.measure.confidencePct = m_confidence->value();
     settings.fullgraph = m_fullgraph->isChecked();
     settings.dynamic = m_dynamic->currentText().toStdString();
@@ -89,6 +96,7 @@ void RunOptionsPane::showSettingsOf(const Report& report) {
     m_fullgraph->setChecked(options.value("fullgraph", false));
     const Placement placement = Placement::fromJson(report.settings.value("placement", nlohmann::json()));
     m_threads->setValue(placement.threads.value_or(0)); // 0: auto
+    m_malloc->setCurrentText(QString::fromStdString(placement.malloc));
     MeasureSettings beforeConfidence;
     beforeConfidence.confidencePct = 0; // reports from before the confidence rule: off
     const MeasureSettings measure =

@@ -37,6 +37,7 @@ private:
     QCheckBox* m_trace = nullptr;
     QCheckBox* m_bisect = nullptr;
     QSpinBox* m_threads = nullptr;          // 0 shows "auto": the worker's default (docs/measurement.md)
+    QComboBox* m_malloc = nullptr;          // --malloc: steady (default) or system
     QDoubleSpinBox* m_confidence = nullptr; // --confidence: 0 shows "off" (docs/measurement.md)
     WorkloadOptions* m_workload = nullptr;
 };

@@ -76,7 +76,8 @@ std::string placementText(const Report& report) {
     std::string text = std::to_string(first->threads) + (first->threads == 1 ? " thread" : " threads") +
                        (first->threadsRequested ? "" : " (default)") + " on CPU" +
                        (first->affinity.size() == 1 ? " " : "s ") + cpuText(first->affinity) +
-                       (first->pin.empty() ? "" : " (pinned)");
+                       (first->pin.empty() ? "" : " (pinned)") +
+                       (first->malloc.empty() ? "" : ", malloc " + first->malloc);
     if (!differs.empty())
         text += "; other placement for " + differs;
     return text;
@@ -159,7 +160,7 @@ void trainingSection(std::ostringstream& out, const Report& report) {
 void compileSection(std::ostringstream& out, const Report& report) {
     bool header = false;
     for (const auto& run : report.backends) {
-        if (run.compileBreakdown.empty() && !run.captureSeconds && !run.warmCompileSeconds)
+        if (run.compileBreakdown.empty() && !run.captureSeconds && !run.warmCompileSeconds && !run.tuning)
             continue; // older reports: the table's compile column says all there is
         if (!header)
             out << "\ncompile time:\n";

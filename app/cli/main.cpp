@@ -161,6 +161,12 @@ int main(int argc, char** argv) {
     cmp->add_option("--pin", pin, "CPUs the worker may run on, e.g. 0, 0-1 or 0,2 (default: all it inherits)")
         ->check(cpuListOf())
         ->type_name("CPUS");
+    cmp->add_option("--malloc", compare.settings.placement.malloc,
+                    "C allocator policy in the worker and the LibTorch runner: steady (fixed glibc thresholds: "
+                    "a call's tensors reuse heap memory whatever ran before) or system (glibc's own, which "
+                    "moves with the process's history) (docs/measurement.md)")
+        ->check(CLI::IsMember({"steady", "system"}))
+        ->capture_default_str();
     cmp->add_flag("--warm-cache", compare.settings.warmCache,
                   "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
     cmp->add_flag("--no-stages{false}", compare.settings.captureStages, "Skip IR stage capture");

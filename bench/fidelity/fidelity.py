@@ -51,14 +51,17 @@ def fusescope(cli: str, model: pathlib.Path, extra: list[str]) -> dict:
     return {"eager_ms": row["eager_latency_ms"]["median"], "compiled_ms": row["latency_ms"]["median"],
             "pairs": row["speedup"]["pairs"], "compile_s": row["compile_s"],
             "capture_s": row.get("capture_s"), "warm_compile_s": row.get("warm_compile_s"),
-            "threads": row["placement"]["threads"], "warnings": [w["code"] for w in row.get("warnings", [])]}
+            "threads": row["placement"]["threads"], "warnings": [w["code"] for w in row.get("warnings", [])],
+            "malloc": row["placement"].get("malloc"),
+            "faults_per_call": (row.get("measure") or {}).get("faults_per_call")}
 
 
-def reference(python: str, model: pathlib.Path, threads: int, min_run_time: float, pin: str) -> dict:
+def reference(python: str, model: pathlib.Path, threads: int, min_run_time: float, pin: str, malloc: str) -> dict:
     ref = run_json([python, str(HERE / "reference.py"), str(model), "--threads", str(threads),
-                    "--min-run-time", str(min_run_time), *(["--pin", pin] if pin else [])])
+                    "--min-run-time", str(min_run_time), "--malloc", malloc, *(["--pin", pin] if pin else [])])
     return {"eager_ms": ref["eager"]["median_ms"], "eager_first_ms": ref["eager_first"]["median_ms"],
-            "compiled_ms": ref["compiled"]["median_ms"], "first_call_s": ref["first_call_s"]}
+            "compiled_ms": ref["compiled"]["median_ms"], "first_call_s": ref["first_call_s"],
+            "eager_faults_per_call": ref["eager_faults_per_call"]}
 
 
 def other_load() -> str:
@@ -82,9 +85,11 @@ def main() -> None:
     parser.add_argument("--fusescope-args", default="", help="extra compare arguments (e.g. '--min-runs 3' for a smoke run)")
     parser.add_argument("--json", dest="json_out", help="write every raw number here")
     parser.add_argument("--pin", default="", help="bind both sides to these CPUs (FuseScope's --pin, os.sched_setaffinity)")
+    parser.add_argument("--malloc", choices=("steady", "system"), default="steady",
+                        help="the allocator policy of both sides (FuseScope's --malloc; reference.py --malloc)")
     options = parser.parse_args()
     python = python_of_build(pathlib.Path(options.cli).resolve())
-    extra = options.fusescope_args.split() + (["--pin", options.pin] if options.pin else [])
+    extra = options.fusescope_args.split() + (["--pin", options.pin] if options.pin else []) + ["--malloc", options.malloc]
     raw: dict[str, list[dict]] = {}
     for r in range(options.rounds):
         for name in options.models.split(","):
@@ -96,7 +101,7 @@ def main() -> None:
                     got["fs"] = fusescope(options.cli, model, extra)
                 else:
                     threads = got["fs"]["threads"] if "fs" in got else (raw[name][-1]["fs"]["threads"] if raw.get(name) else 1)
-                    got["ref"] = reference(python, model, threads, options.min_run_time, options.pin)
+                    got["ref"] = reference(python, model, threads, options.min_run_time, options.pin, options.malloc)
             raw.setdefault(name, []).append(got)
             print(f"round {r + 1} {name}: {json.dumps(got)}", file=sys.stderr)
     print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call "
@@ -110,7 +115,13 @@ def main() -> None:
         ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
         print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} | {spread(fresh)} "
               f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
-    print(f"\nRatios: median over {options.rounds} rounds (min–max). {other_load()}.")
+    print(f"\nRatios: median over {options.rounds} rounds (min–max); --malloc {options.malloc} on both sides. "
+          f"{other_load()}.")
+    print("\nPage faults per eager call (FuseScope's worker / reference), per round:")
+    for name, rounds in raw.items():
+        cells = [f"{(g['fs']['faults_per_call'] or {}).get('eager', float('nan')):.0f} / {g['ref']['eager_faults_per_call']:.0f}"
+                 for g in rounds]
+        print(f"  {name}: {'; '.join(cells)}")
     if options.json_out:
         pathlib.Path(options.json_out).write_text(json.dumps(raw, indent=1))
 

@@ -10,15 +10,21 @@ under torch.no_grad():
     and compilation, interleaved with the backend, so the fair reference is the later one;
   - torch.compile(backend) first call in a fresh Inductor cache (the compile time a user pays);
   - the compiled model's latency with blocked_autorange.
-With --pin CPUS the process is bound to those CPUs before torch loads (as FuseScope's --pin does).
+With --pin CPUS the process is bound to those CPUs before torch loads (as FuseScope's --pin does);
+with --malloc steady glibc's mmap and trim thresholds are fixed as FuseScope's default policy
+fixes them (docs/measurement.md "The allocator"); --malloc system (the default here) leaves
+glibc alone. Minor page faults per eager call are counted over a block of calls after the last
+eager timing.
 Prints one JSON object. Used by fidelity.py; runnable alone:
 
-    reference.py MODEL.py [--backend inductor] [--threads 1] [--min-run-time 2] [--pin 1]
+    reference.py MODEL.py [--backend inductor] [--threads 1] [--min-run-time 2] [--pin 1] [--malloc steady]
 """
 import argparse
+import ctypes
 import importlib.util
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -39,9 +45,15 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--min-run-time", type=float, default=2.0)
     parser.add_argument("--pin", default="", help="CPU list such as 1 or 0-1 (os.sched_setaffinity)")
+    parser.add_argument("--malloc", choices=("system", "steady"), default="system")
     options = parser.parse_args()
     if options.pin:
         os.sched_setaffinity(0, parse_cpus(options.pin))
+    if options.malloc == "steady":  # M_MMAP_THRESHOLD 32 MiB, M_TRIM_THRESHOLD 512 MiB (malloc.h)
+        mallopt = ctypes.CDLL(None).mallopt
+        mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+        if mallopt(-3, 32 << 20) != 1 or mallopt(-1, 512 << 20) != 1:
+            sys.exit("mallopt refused")
     # A fresh, empty cache, set before torch is imported, as FuseScope's worker does.
     cache = tempfile.mkdtemp(prefix="fidelity-cache-")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
@@ -82,6 +94,11 @@ def main() -> None:
             compiled()
         result["compiled"] = autorange(compiled)
         result["eager"] = autorange(eager)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for _ in range(10):
+            eager()
+        result["eager_faults_per_call"] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 10
+        result["malloc"] = options.malloc
     json.dump(result, sys.stdout)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tuned vs untuned TVM (docs/tvm.md, "Tuning"): run in a quiet window, never while others build.
-# Needs a TVM whose MetaSchedule runs (with the lock's apache-tvm-ffi 0.1.15.post2 the tuned row
-# is backend_unavailable; see docs/tvm.md). Two compares: the first tunes (cache miss), the
+# Needs a TVM whose MetaSchedule runs (the lock pins apache-tvm-ffi 0.1.14.post0, with which it
+# does; see docs/tvm.md). Two compares: the first tunes (cache miss), the
 # second reuses the cache (hit). Put the latency of both rows and tune_s of each compare in the
 # table of docs/tvm.md.
 #   bench/tvm_tune/run.sh [MODEL] [TRIALS]     (defaults: demo:mlp 64)

@@ -50,7 +50,8 @@ double timedPhaseSeconds(const std::vector<CompilePhase>& phases) {
 
 std::vector<std::string> compileTimeLines(const BackendRun& run) {
     std::vector<std::string> lines;
-    if (!run.compileSeconds && !run.captureSeconds && !run.warmCompileSeconds && run.compileBreakdown.empty())
+    if (!run.compileSeconds && !run.captureSeconds && !run.warmCompileSeconds && run.compileBreakdown.empty() &&
+        !run.tuning)
         return lines;
     std::string head = "compile " + format::seconds(run.compileSeconds) + " s";
     if (run.captureSeconds || run.warmCompileSeconds)
@@ -61,6 +62,8 @@ std::vector<std::string> compileTimeLines(const BackendRun& run) {
         head +=
             "; capture " + format::seconds(run.captureSeconds) + " s (a separate compile, not in compile)";
     lines.push_back(head);
+    if (run.tuning) // tvm{tune=N}: the schedule search, not in compile_s (docs/tvm.md "Tuning")
+        lines.push_back(tuningLine(*run.tuning));
     if (run.compileBreakdown.empty())
         return lines;
     const double total = run.compileSeconds.value_or(0);

@@ -51,6 +51,23 @@ std::optional<RunWarning> lowConfidence(const BackendRun& run) {
                                             "(docs/measurement.md)"};
 }
 
+// Fresh pages faulted in on every call, under an allocator policy that lets glibc's thresholds
+// move with the process's history: the numbers depend on what the process did before.
+std::optional<RunWarning> pageFaults(const BackendRun& run) {
+    if (!run.measure || !run.placement || run.placement->malloc == "steady")
+        return std::nullopt;
+    const double eager = run.measure->eagerFaultsPerCall.value_or(0);
+    const double compiled = run.measure->compiledFaultsPerCall.value_or(0);
+    if (!(std::max(eager, compiled) > kPageFaultsPerCall))
+        return std::nullopt;
+    return RunWarning{"page_faults",
+                      "each timed call took page faults (" + std::to_string(std::lround(eager)) + " per eager call, " +
+                          std::to_string(std::lround(compiled)) + " per compiled call) under malloc " +
+                          (run.placement->malloc.empty() ? std::string("(unknown)") : run.placement->malloc) +
+                          ": the times include the kernel supplying fresh pages, which depends on what the "
+                          "process allocated before; --malloc steady avoids it (docs/measurement.md)"};
+}
+
 } // namespace
 
 std::optional<ConfidenceOutcome> confidenceOutcome(const BackendRun& run) {
@@ -82,6 +99,12 @@ std::string confidenceText(const BackendRun& run) {
         text += "; target +-" + percentText(c->targetPct) + " %" +
                 (c->reached ? " reached" : " NOT reached") +
                 (c->stoppedBy.empty() ? std::string() : " (stopped by " + c->stoppedBy + ")");
+    if (run.measure && (run.measure->eagerFaultsPerCall || run.measure->compiledFaultsPerCall)) {
+        char faults[96];
+        std::snprintf(faults, sizeof faults, "; page faults per call: eager %.0f, compiled %.0f",
+                      run.measure->eagerFaultsPerCall.value_or(0), run.measure->compiledFaultsPerCall.value_or(0));
+        text += faults;
+    }
     return text;
 }
 
@@ -92,6 +115,8 @@ std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
     if (auto w = highVariance(run.eagerSamplesMs, "eager"))
         out.push_back(std::move(*w));
     if (auto w = lowConfidence(run))
+        out.push_back(std::move(*w));
+    if (auto w = pageFaults(run))
         out.push_back(std::move(*w));
     return out;
 }

@@ -12,8 +12,12 @@ namespace fusescope {
 // threshold for its own warning). Series of fewer than kHighVarianceMinSamples are not judged.
 inline constexpr double kHighVarianceIqrFraction = 0.10;
 inline constexpr int kHighVarianceMinSamples = 4;
+// page_faults: more minor page faults per timed call than this, on either side, in a worker
+// whose allocator was not the steady policy (docs/measurement.md "The allocator").
+inline constexpr double kPageFaultsPerCall = 100;
 
-// Warnings derived from a run's own samples: high_variance, and low_confidence when the worker
+// Warnings derived from a run's own samples: high_variance, page_faults (kPageFaultsPerCall), and
+// low_confidence when the worker
 // was asked for a confidence target (RunMeasure::confidencePct) and the speedup's 95 % interval
 // computed from the samples is wider, i.e. a cap stopped the timing first (docs/measurement.md, "Warnings").
 // Never stored in a report: computed from the samples each time, so the report cannot disagree with itself.

@@ -31,13 +31,6 @@ StageCounts stageCounts(const StageGraph& stage) {
 
 namespace {
 
-const StageGraph* firstOkStage(const BackendRun& run, const std::string& fusion) {
-    for (const auto& s : run.stages)
-        if (s.status == StageStatus::Ok && s.fusion == fusion)
-            return &s;
-    return nullptr;
-}
-
 json orNullD(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
@@ -64,7 +57,12 @@ json measureJson(const BackendRun& run) {
     return {{"confidence_pct", c->targetPct},
             {"confidence_reached", c->reached},
             {"half_width_pct", orNullD(c->halfWidthPct)},
-            {"stopped_by", c->stoppedBy.empty() ? json(nullptr) : json(c->stoppedBy)}};
+            {"stopped_by", c->stoppedBy.empty() ? json(nullptr) : json(c->stoppedBy)},
+            {"faults_per_call",
+             run.measure && (run.measure->eagerFaultsPerCall || run.measure->compiledFaultsPerCall)
+                 ? json{{"eager", orNullD(run.measure->eagerFaultsPerCall)},
+                        {"compiled", orNullD(run.measure->compiledFaultsPerCall)}}
+                 : json(nullptr)}};
 }
 
 template <typename T> json orNull(const std::optional<T>& v) {
@@ -206,6 +204,7 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["peak_memory_bytes"] = orNull(run.peakMemoryBytes);
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
         b["deployment"] = run.deployment ? json(*run.deployment) : json(nullptr); // artifact backends
+        b["tvm_tuning"] = run.tuning ? json(*run.tuning) : json(nullptr);         // tvm{tune=N} rows
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
         if (run.accuracy)
             b["accuracy"] = {

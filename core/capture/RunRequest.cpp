@@ -37,12 +37,16 @@ Placement Placement::fromJson(const nlohmann::json& placement) {
         for (const auto& cpu : *it)
             if (cpu.is_number_integer() && cpu.get<int>() >= 0)
                 p.pin.push_back(cpu.get<int>());
+    if (const auto it = placement.find("malloc");
+        it != placement.end() && it->is_string() && (*it == "steady" || *it == "system"))
+        p.malloc = it->get<std::string>();
     return p;
 }
 
 nlohmann::json Placement::toProtocol() const {
     return {{"threads", threads ? nlohmann::json(*threads) : nlohmann::json(nullptr)},
-            {"pin", pin.empty() ? nlohmann::json(nullptr) : nlohmann::json(pin)}};
+            {"pin", pin.empty() ? nlohmann::json(nullptr) : nlohmann::json(pin)},
+            {"malloc", malloc}};
 }
 
 nlohmann::json RunRequest::toProtocol(const std::string& id) const {

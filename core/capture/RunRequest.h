@@ -34,6 +34,9 @@ struct MeasureSettings {
 struct Placement {
     std::optional<int> threads;
     std::vector<int> pin;
+    // The C allocator's policy (docs/measurement.md "The allocator"): steady (fixed glibc
+    // thresholds, the default) or system (glibc as it starts).
+    std::string malloc = "steady";
     // The "placement" object of a run request and of a report's settings (null: unset); fromJson
     // reads it back, ignoring what is not a thread count or a CPU number.
     nlohmann::json toProtocol() const;

@@ -406,6 +406,33 @@ Deployment readDeployment(const Reader& r) {
     return d;
 }
 
+// `tvm_tuning` (docs/protocol.md): counts >= 0, tune_s >= 0; a bad member fails with its path.
+Tuning readTuning(const Reader& r) {
+    Tuning t;
+    t.method = r.str("method");
+    t.trialsRequested = boundedInt(r, "trials_requested", 0, 0);
+    t.trials = boundedInt(r, "trials", 0, 0);
+    t.tasks = boundedInt(r, "tasks", 0, 0);
+    t.tunedTasks = boundedInt(r, "tuned_tasks", 0, 0);
+    t.cache = r.str("cache");
+    if (auto s = r.optNumber("tune_s")) {
+        if (*s < 0)
+            r.failAt("tune_s", "must be >= 0");
+        else
+            t.seconds = *s;
+    }
+    t.key = r.str("key");
+    t.dir = r.str("dir");
+    t.stoppedBy = r.str("stopped_by");
+    if (auto n = r.optInt64("trials_when_tuned")) {
+        if (*n < 0 || *n > 1000000000)
+            r.failAt("trials_when_tuned", "expected an integer in [0, 1e9]");
+        else
+            t.trialsWhenTuned = static_cast<int>(*n);
+    }
+    return t;
+}
+
 void readPart(const Reader& r, AssignedPart& p) {
     p.module = r.str("module");
     p.backend = r.str("backend");
@@ -615,6 +642,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.eagerPeakMemoryBytes = v;
     if (auto d = r.object("deployment")) // artifact backends only; absent in older reports
         run.deployment = readDeployment(*d);
+    if (auto t = r.object("tvm_tuning")) // tvm{tune=N} only
+        run.tuning = readTuning(*t);
     run.memoryMethod = r.str("memory_method", run.memoryMethod);
     if (auto a = optAccuracy(r, "accuracy"))
         run.accuracy = a;
@@ -654,6 +683,7 @@ void readResultFields(const Reader& r, BackendRun& run) {
         };
         placement.affinity = cpuList("affinity");
         placement.pin = cpuList("pin");
+        placement.malloc = p->str("malloc");
         run.placement = std::move(placement);
     }
     if (auto m = r.object("measure")) { // results and reports before the confidence rule have none
@@ -664,6 +694,18 @@ void readResultFields(const Reader& r, BackendRun& run) {
             measure.confidencePct = *pct;
         }
         measure.stoppedBy = m->str("stopped_by");
+        if (auto f = m->object("faults_per_call")) { // minor page faults per timed call, each side
+            const auto count = [&](const char* side) {
+                auto v = f->optNumber(side);
+                if (v && !(*v >= 0)) {
+                    f->failAt(side, "must be >= 0");
+                    v.reset();
+                }
+                return v;
+            };
+            measure.eagerFaultsPerCall = count("eager");
+            measure.compiledFaultsPerCall = count("compiled");
+        }
         run.measure = std::move(measure);
     }
     if (r.has("workload"))

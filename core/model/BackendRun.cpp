@@ -217,11 +217,16 @@ void to_json(json& j, const RunPlacement& p) {
          {"threads_requested", orNull(p.threadsRequested)},
          {"affinity", p.affinity},
          {"pin", p.pin.empty() ? json(nullptr) : json(p.pin)}};
+    if (!p.malloc.empty())
+        j["malloc"] = p.malloc;
 }
 
 void to_json(json& j, const RunMeasure& m) {
     j = {{"confidence_pct", m.confidencePct},
          {"stopped_by", m.stoppedBy.empty() ? json(nullptr) : json(m.stoppedBy)}};
+    if (m.eagerFaultsPerCall || m.compiledFaultsPerCall)
+        j["faults_per_call"] = {{"eager", m.eagerFaultsPerCall ? json(*m.eagerFaultsPerCall) : json(nullptr)},
+                                {"compiled", m.compiledFaultsPerCall ? json(*m.compiledFaultsPerCall) : json(nullptr)}};
 }
 
 void to_json(json& j, const BackendRun& r) {
@@ -249,6 +254,8 @@ void to_json(json& j, const BackendRun& r) {
     j["samples"] = {{"eager", r.eagerSamplesMs}, {"compiled", r.compiledSamplesMs}};
     j["peak_memory_bytes"] = orNull(r.peakMemoryBytes);
     j["eager_peak_memory_bytes"] = orNull(r.eagerPeakMemoryBytes);
+    if (r.tuning) // tuned rows only
+        j["tvm_tuning"] = *r.tuning;
     if (r.deployment) // written only when measured: older reports round-trip unchanged
         j["deployment"] = *r.deployment;
     j["memory_method"] = r.memoryMethod;

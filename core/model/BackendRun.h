@@ -2,6 +2,7 @@
 
 #include "CompileTime.h"
 #include "Deployment.h"
+#include "Tuning.h"
 #include "StageGraph.h"
 #include "trace/KernelTrace.h"
 
@@ -167,6 +168,7 @@ struct RunPlacement {
     std::optional<int> threadsRequested; // --threads, or nullopt for the worker's default
     std::vector<int> affinity;           // os.sched_getaffinity
     std::vector<int> pin;                // --pin, or empty
+    std::string malloc;                  // allocator policy in effect (steady, system...); empty: not said
 };
 
 // How the worker's timing loop ended (result `measure`, docs/measurement.md "Stopping rule").
@@ -174,6 +176,10 @@ struct RunPlacement {
 struct RunMeasure {
     double confidencePct = 0; // the target half-width of the speedup's 95 % CI; 0: rule off
     std::string stoppedBy;    // confidence | min | max_runs | max_time (empty: not said)
+    // Minor page faults of the worker per timed call (`faults_per_call`), each side; absent in
+    // older results and from runners that do not count them.
+    std::optional<double> eagerFaultsPerCall;
+    std::optional<double> compiledFaultsPerCall;
 };
 
 // Generated source a backend produced (Inductor's output_code.py, a TVM module...).
@@ -201,6 +207,7 @@ struct BackendRun {
     // compile_s by phase, from torch's compile timers (empty: not measured), and per Dynamo compile.
     std::vector<CompilePhase> compileBreakdown;
     std::vector<GraphCompileTime> graphCompileBreakdown;
+    std::optional<Tuning> tuning; // tvm{tune=N}: the schedule search, apart from compile_s (Tuning.h)
     double wallSeconds = 0;
 
     // Interleaved samples from the same worker process: eager is this run's baseline.

@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <iostream>
 #include <sched.h>
 #include <string>
@@ -169,11 +170,19 @@ json applyPlacement(const json& request) {
     const int usable = static_cast<int>(affinity.size());
     at::set_num_threads(placement.threads ? *placement.threads
                                           : std::max(pin.empty() ? usable - 1 : usable, 1));
+    // The allocator policy as placement.py's apply_malloc sets it: steady fixes glibc's mmap and
+    // trim thresholds (32 MiB, 512 MiB), so a call's tensors reuse heap memory.
+    std::string malloc = "system";
+    if (placement.malloc == "steady")
+        malloc = ::mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) == 1 && ::mallopt(M_TRIM_THRESHOLD, 512 * 1024 * 1024) == 1
+                     ? "steady"
+                     : "system (glibc refused mallopt)";
     RunPlacement applied; // echoed as the Python worker echoes it (BackendRun's to_json)
     applied.threads = at::get_num_threads();
     applied.threadsRequested = placement.threads;
     applied.affinity = affinity;
     applied.pin = pin;
+    applied.malloc = malloc;
     return applied;
 }
 

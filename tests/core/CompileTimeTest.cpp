@@ -134,3 +134,79 @@ TEST(CompileTime, LinesNameEachPhaseWithItsShareAndWhatTheTimersCover) {
     EXPECT_DOUBLE_EQ(timedPhaseSeconds(run.compileBreakdown), 9.45);
     EXPECT_NE(lines.back().find("cover 94 %"), std::string::npos) << lines.back();
 }
+
+namespace {
+
+// A tvm{tune=N} result as tvm_relax/tuning.py writes it (docs/protocol.md `tvm_tuning`).
+json tunedResult(json tuning) {
+    return {{"type", "result"}, {"backend", "tvm{tune=4}"}, {"status", "ok"},
+            {"compile_s", 3.0}, {"first_call_s", 38.0},     {"tune_s", 35.0},
+            {"tvm_tuning", std::move(tuning)}};
+}
+
+json tuningJson() {
+    return {{"trials_requested", 4},
+            {"tasks", 5},
+            {"key", "ab12"},
+            {"dir", "/cache/tvm-tuning/ab12"},
+            {"method", "MetaSchedule (evolutionary search, random cost model, in-process builder and runner)"},
+            {"cache", "miss"},
+            {"trials", 4},
+            {"tuned_tasks", 3},
+            {"tune_s", 35.0}};
+}
+
+} // namespace
+
+TEST(CompileTime, TuningDecodesRoundTripsAndIsShownApartFromCompile) {
+    Report report = testdata::sampleReport();
+    BackendRun& run = report.backends[0];
+    ASSERT_FALSE(codec::decodeRunResult(tunedResult(tuningJson()), run));
+    ASSERT_TRUE(run.tuning);
+    EXPECT_EQ(run.tuning->trials, 4);
+    EXPECT_EQ(run.tuning->tunedTasks, 3);
+    EXPECT_EQ(run.tuning->cache, "miss");
+    EXPECT_DOUBLE_EQ(run.tuning->seconds, 35.0);
+    EXPECT_DOUBLE_EQ(*run.compileSeconds, 3.0); // tuning is not compile time
+
+    auto back = parseReport(codec::dumpJson(json(report)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back.value().backends[0].tuning, run.tuning);
+    const json summary = summaryJson(back.value());
+    EXPECT_EQ(summary["backends"][0]["tvm_tuning"]["tune_s"], 35.0);
+    EXPECT_EQ(summary["backends"][0]["tvm_tuning"]["cache"], "miss");
+    EXPECT_TRUE(summary["backends"][1]["tvm_tuning"].is_null());
+
+    const auto lines = compileTimeLines(run);
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_NE(lines[1].find("tuning 35.00 s (MetaSchedule, not in compile): 4 of 4 trials, 3 of 5 kernels tuned, "
+                            "cache miss"),
+              std::string::npos)
+        << lines[1];
+
+    json hit = tuningJson();
+    hit["cache"] = "hit";
+    hit["trials"] = 0;
+    hit["trials_when_tuned"] = 4;
+    hit["tune_s"] = 0.4;
+    BackendRun cached;
+    ASSERT_FALSE(codec::decodeRunResult(tunedResult(hit), cached));
+    const auto hitLines = compileTimeLines(cached);
+    ASSERT_GE(hitLines.size(), 2u);
+    EXPECT_NE(hitLines[1].find("from the tuning cache, tuned earlier with tune=4 (4 trials)"), std::string::npos)
+        << hitLines[1];
+}
+
+TEST(CompileTime, BadTuningIsRefusedWithItsPath) {
+    BackendRun run;
+    json negative = tuningJson();
+    negative["tune_s"] = -1;
+    auto status = codec::decodeRunResult(tunedResult(negative), run, "result");
+    ASSERT_TRUE(status);
+    EXPECT_NE(status->message.find("tvm_tuning.tune_s"), std::string::npos) << status->message;
+    json trials = tuningJson();
+    trials["trials"] = "four";
+    status = codec::decodeRunResult(tunedResult(trials), run, "result");
+    ASSERT_TRUE(status);
+    EXPECT_NE(status->message.find("tvm_tuning.trials"), std::string::npos) << status->message;
+}

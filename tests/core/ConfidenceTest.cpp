@@ -120,9 +120,9 @@ TEST(Confidence, SpeedupRanksOnNonOverlappingIntervals) {
 
 TEST(Confidence, TargetMissedIsALowConfidenceWarningAndTheSummarySaysSo) {
     auto wide = pairedRun("inductor", 1.5, 0.3, 40, 5);
-    wide.measure = RunMeasure{2.0, "max_time"};
+    wide.measure = RunMeasure{2.0, "max_time", std::nullopt, std::nullopt};
     auto tight = pairedRun("aot_eager", 1.1, 0.005, 40, 6);
-    tight.measure = RunMeasure{2.0, "confidence"};
+    tight.measure = RunMeasure{2.0, "confidence", std::nullopt, std::nullopt};
     auto old = pairedRun("eager", 1.0, 0.005, 40, 7); // a report from before the rule: no record
 
     const auto w = confidenceOutcome(wide);
@@ -174,7 +174,7 @@ TEST(Confidence, TargetMissedIsALowConfidenceWarningAndTheSummarySaysSo) {
 
 TEST(Confidence, MeasureRecordAndRunWideWarningsRoundTripAndOldReportsRead) {
     Report report = testdata::sampleReport();
-    report.backends[0].measure = RunMeasure{2.5, "max_runs"};
+    report.backends[0].measure = RunMeasure{2.5, "max_runs", std::nullopt, std::nullopt};
     report.warnings = {{"machine_busy", "busy before"}};
     const nlohmann::json saved = report;
     auto back = codec::decodeReport(saved);

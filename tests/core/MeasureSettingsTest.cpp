@@ -60,11 +60,14 @@ TEST(Placement, RoundTripsThreadsAndPin) {
     Placement p;
     p.threads = 3;
     p.pin = {0, 2};
-    EXPECT_EQ(p.toProtocol(), json::parse(R"({"threads": 3, "pin": [0, 2]})"));
+    p.malloc = "system";
+    EXPECT_EQ(p.toProtocol(), json::parse(R"({"threads": 3, "pin": [0, 2], "malloc": "system"})"));
     const Placement back = Placement::fromJson(p.toProtocol());
     EXPECT_EQ(back.threads, std::optional<int>(3));
     EXPECT_EQ(back.pin, (std::vector<int>{0, 2}));
-    EXPECT_EQ(Placement{}.toProtocol(), json::parse(R"({"threads": null, "pin": null})"));
+    EXPECT_EQ(back.malloc, "system");
+    EXPECT_EQ(Placement{}.toProtocol(), json::parse(R"({"threads": null, "pin": null, "malloc": "steady"})"));
+    EXPECT_EQ(Placement::fromJson(json::parse(R"({"malloc": "jemalloc"})")).malloc, "steady"); // unknown: default
     EXPECT_FALSE(Placement::fromJson(Placement{}.toProtocol()).threads.has_value());
     EXPECT_TRUE(Placement::fromJson(json::parse(R"({"pin": [1, -1, "x"]})")).pin == std::vector<int>{1});
 }

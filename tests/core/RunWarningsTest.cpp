@@ -5,9 +5,11 @@
 #include "TestData.h"
 #include "analysis/Recommendation.h"
 #include "analysis/Summary.h"
+#include "codec/Json.h"
 #include "codec/Records.h"
 #include "report/ReportFile.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -25,7 +27,7 @@ Report busyReport() {
     Report r = testdata::sampleReport();
     r.backends[0].warnings = {kBusy,
                               {"cpu_governor", "CPU frequency governor is powersave, not performance"}};
-    r.backends[0].placement = RunPlacement{1, std::nullopt, {0, 1}, {}};
+    r.backends[0].placement = RunPlacement{1, std::nullopt, {0, 1}, {}, "steady"};
     return r;
 }
 
@@ -51,7 +53,48 @@ TEST(RunWarningsTest, StoredWarningsAndPlacementRoundTripThroughAReportFile) {
     EXPECT_EQ(run.placement->threads, 1);
     EXPECT_FALSE(run.placement->threadsRequested.has_value());
     EXPECT_EQ(run.placement->affinity, (std::vector<int>{0, 1}));
+    EXPECT_EQ(run.placement->malloc, "steady");
     EXPECT_TRUE(back.value().backends[1].warnings.empty());
+}
+
+// Page faults per timed call (docs/measurement.md "The allocator"): decoded from a result's
+// `measure`, kept in the report, printed with the confidence line; many of them under an
+// allocator policy other than steady are the derived warning page_faults, under steady none.
+TEST(RunWarningsTest, PageFaultsPerCallDecodeAndWarnOnlyOffTheSteadyPolicy) {
+    BackendRun run = testdata::sampleReport().backends[0];
+    const nlohmann::json result = {
+        {"type", "result"},
+        {"backend", run.name},
+        {"status", "ok"},
+        {"placement", {{"threads", 1}, {"affinity", {0}}, {"pin", nullptr}, {"malloc", "system"}}},
+        {"measure", {{"confidence_pct", 0.0}, {"stopped_by", "min"}, {"faults_per_call", {{"eager", 2976.0}, {"compiled", 12.5}}}}}};
+    ASSERT_FALSE(codec::decodeRunResult(result, run));
+    ASSERT_TRUE(run.measure && run.placement);
+    EXPECT_EQ(run.placement->malloc, "system");
+    EXPECT_EQ(run.measure->eagerFaultsPerCall, 2976.0);
+    EXPECT_EQ(run.measure->compiledFaultsPerCall, 12.5);
+    EXPECT_NE(confidenceText(run).find("page faults per call: eager 2976, compiled 12"), std::string::npos)
+        << confidenceText(run);
+    auto found = codes(derivedWarnings(run));
+    EXPECT_NE(std::find(found.begin(), found.end(), "page_faults"), found.end());
+
+    Report report = testdata::sampleReport();
+    report.backends[0] = run;
+    auto back = parseReport(codec::dumpJson(nlohmann::json(report)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back.value().backends[0].measure->eagerFaultsPerCall, 2976.0);
+    EXPECT_EQ(summaryJson(back.value())["backends"][0]["measure"]["faults_per_call"]["eager"], 2976.0);
+
+    run.placement->malloc = "steady"; // large tensors fault under steady too: not an artefact
+    found = codes(derivedWarnings(run));
+    EXPECT_EQ(std::find(found.begin(), found.end(), "page_faults"), found.end());
+
+    nlohmann::json negative = result;
+    negative["measure"]["faults_per_call"]["eager"] = -1;
+    BackendRun bad;
+    auto status = codec::decodeRunResult(negative, bad, "result");
+    ASSERT_TRUE(status);
+    EXPECT_NE(status->message.find("measure.faults_per_call.eager"), std::string::npos) << status->message;
 }
 
 TEST(RunWarningsTest, AReportWithoutWarningsStillLoads) {

@@ -2,12 +2,13 @@
 "Machine check"): the pure checks on scripted /proc numbers, request validation, and a worker
 run beside busy loops."""
 import os
+import pathlib
 import subprocess
 import sys
 
 import pytest
 
-from conftest import run_model, run_worker, run_request
+from conftest import WORKER_DIR, run_model, run_worker, run_request
 from fusescope_worker import machine_check, placement
 from fusescope_worker.machine_check import CpuTimes, Snapshot
 
@@ -116,7 +117,8 @@ SHORT = {"warmup": 1, "min_runs": 5, "min_time_s": 1.0, "max_runs": 100000, "max
 @pytest.mark.parametrize("placement_field, words", [
     ({"threads": 0}, "placement.threads"), ({"threads": 1025}, "placement.threads"),
     ({"threads": "2"}, "placement.threads"), ({"pin": []}, "placement.pin"),
-    ({"pin": [os.cpu_count()]}, "placement.pin"), ({"pin": [0, 0]}, "placement.pin"), ({"pin": "0"}, "placement.pin")])
+    ({"pin": [os.cpu_count()]}, "placement.pin"), ({"pin": [0, 0]}, "placement.pin"), ({"pin": "0"}, "placement.pin"),
+    ({"malloc": "jemalloc"}, "placement.malloc"), ({"malloc": 1}, "placement.malloc")])
 def test_bad_placement_is_bad_request(placement_field, words):
     run = run_worker(run_request("demo:mlp", "eager", placement=placement_field))
     assert run.returncode == 3, run
@@ -128,9 +130,12 @@ def test_result_echoes_threads_and_affinity_in_effect():
     assert run.returncode == 0, run
     result = run.one("result")
     assert result["status"] == "ok", run
-    assert result["placement"] == {"threads": 1, "threads_requested": 1, "affinity": [0], "pin": [0]}
-    default = run_model("demo:mlp", "eager").one("result")["placement"]
-    assert default["threads_requested"] is None and default["pin"] is None
+    assert result["placement"] == {"threads": 1, "threads_requested": 1, "affinity": [0], "pin": [0],
+                                   "malloc": "steady"}
+    faults = result["measure"]["faults_per_call"]
+    assert faults["eager"] >= 0 and faults["compiled"] >= 0, result["measure"]
+    default = run_model("demo:mlp", "eager", placement={"malloc": "system"}).one("result")["placement"]
+    assert default["threads_requested"] is None and default["pin"] is None and default["malloc"] == "system"
     assert default["threads"] == placement.default_threads(len(os.sched_getaffinity(0)), False)
     assert default["affinity"] == sorted(os.sched_getaffinity(0))
 
@@ -153,3 +158,40 @@ def test_busy_loops_beside_a_measurement_give_machine_busy():
     busy = [w for w in result["warnings"] if w["code"] == "machine_busy"]
     assert len(busy) == 1, result["warnings"]
     assert "other processes used" in busy[0]["message"] and "eager/compiled samples" in busy[0]["message"]
+
+
+# The residual MLP of issue 13 (bench/fidelity/models/large_residual_mlp.py) in a fresh process:
+# with glibc's own thresholds its eager calls took 100-3000 minor page faults each, depending on
+# what ran before; the steady policy must take that to (nearly) none.
+FAULTS = """
+import resource, sys
+sys.path.insert(0, sys.argv[2])
+from fusescope_worker import placement
+print(placement.apply_malloc(sys.argv[1]))
+sys.path.insert(0, sys.argv[3])
+import torch
+torch.set_num_threads(1)
+import large_residual_mlp as m
+model = m.build_model().eval()
+(x,) = m.example_inputs()
+with torch.no_grad():
+    for _ in range(3):
+        model(x)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(10):
+        model(x)
+    print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 10)
+"""
+
+
+def test_steady_malloc_leaves_no_page_faults_per_call():
+    models = pathlib.Path(__file__).resolve().parents[2] / "bench" / "fidelity" / "models"
+    out = {}
+    for policy in ("steady", "system"):
+        proc = subprocess.run([sys.executable, "-c", FAULTS, policy, str(WORKER_DIR), str(models)],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        effect, per_call = proc.stdout.split()
+        out[policy] = (effect, float(per_call))
+    assert out["steady"][0] == "steady" and out["system"][0] == "system", out
+    assert out["steady"][1] < 16, out  # the 12 MB of a call's intermediates stay in the heap

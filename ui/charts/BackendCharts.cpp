@@ -171,6 +171,13 @@ void BackendCharts::addPhaseBars(QCustomPlot* plot) {
         below = bars;
         m_phaseBars[phase] = bars;
     }
+    // Tuning (tvm{tune=N}) is not compile time: its own bar on top of the compile_s bar.
+    m_tuneBars = new QCPBars(plot->xAxis, plot->yAxis);
+    m_tuneBars->setName(tr("tuning (not in compile)"));
+    m_tuneBars->setWidth(0.6);
+    m_tuneBars->setBrush(QBrush(QColor(120, 120, 120), Qt::BDiagPattern));
+    m_tuneBars->setPen(QPen(QColor(90, 90, 90)));
+    m_tuneBars->moveAbove(m_bars[static_cast<int>(Chart::CompileTime)]);
     plot->legend->setVisible(false); // shown once a run has a breakdown
     plot->legend->setFont(QFont(font().family(), 7));
     plot->legend->removeItem(0); // the compile_s bar: the segments carry the legend
@@ -428,14 +435,26 @@ void BackendCharts::rebuildBars() {
                 if (p.name == phase && p.seconds > 0)
                     bars->addData(index, p.seconds);
         }
+        m_tuneBars->data()->remove(index - 0.01, index + 0.01);
+        if (run && run->tuning)
+            m_tuneBars->addData(index, run->tuning->seconds);
     }
-    bool anyPhase = false;
+    bool anyPhase = !m_tuneBars->data()->isEmpty();
     for (auto& [phase, bars] : m_phaseBars)
         anyPhase = anyPhase || !bars->data()->isEmpty();
     m_plots[static_cast<int>(Chart::CompileTime)]->legend->setVisible(anyPhase);
     for (int c = 1; c < 4; ++c) {
         bool found = false;
-        const QCPRange range = m_bars[c]->data()->valueRange(found);
+        QCPRange range = m_bars[c]->data()->valueRange(found);
+        if (c == static_cast<int>(Chart::CompileTime)) // the tuning bar stands on the compile bar
+            for (const auto& tune : *m_tuneBars->data()) {
+                const auto below = m_bars[c]->data()->findBegin(tune.key - 0.01);
+                const double base = below != m_bars[c]->data()->constEnd() && std::abs(below->key - tune.key) < 0.01
+                                        ? below->value
+                                        : 0.0;
+                range.upper = std::max(range.upper, base + tune.value);
+                found = true;
+            }
         m_plots[c]->yAxis->setRange(0, found ? std::max(range.upper * 1.15, c == 1 ? 1.2 : 0.0) : 1.0);
     }
 }
@@ -527,6 +546,8 @@ QString BackendCharts::tooltipFor(Chart chart, const QPoint& pos) const {
             text += QStringLiteral("\n  %1: %2 s")
                         .arg(QString::fromStdString(compilePhaseLabel(p.name)))
                         .arg(p.seconds, 0, 'f', 3);
+        if (run->tuning)
+            text += QLatin1Char('\n') + QString::fromStdString(tuningLine(*run->tuning));
         return text;
     }
     case Chart::PeakMemory: {

@@ -59,6 +59,7 @@ public:
     // The compile-time chart's stacked segment of one phase (compile_breakdown), or nullptr for a
     // phase that is not documented (analysis/CompileTime.h).
     QCPBars* compilePhaseBars(const std::string& phase) const;
+    QCPBars* tuningBars() const { return m_tuneBars; }
     QCPBars* deploymentBars(DeploymentSeries series) const;
     // The backends the deployment chart shows, in its key order (0, 1, ...).
     QStringList deploymentBackends() const { return m_deploymentBackends; }
@@ -102,6 +103,7 @@ private:
     QStringList m_deploymentBackends;
     double m_deploymentSizeUnit = 1024.0;        // bytes per unit of the size axis (KiB or MiB)
     std::map<std::string, QCPBars*> m_phaseBars; // compile time by phase, stacked over m_bars
+    QCPBars* m_tuneBars = nullptr; // tvm{tune=N}: tune_s, stacked on top of compile_s (not part of it)
     QCheckBox* m_logScale = nullptr;
     QTimer* m_redrawTimer = nullptr;
     QSet<int> m_dirty;

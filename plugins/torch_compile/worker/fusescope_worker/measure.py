@@ -4,6 +4,7 @@ Alternating the two cancels slow drift (CPU frequency, thermal state, other load
 series, as PyTorch's dynamo benchmark harness does. Each call is timed alone with
 perf_counter_ns, with a device synchronize before and after on CUDA.
 """
+import resource
 import time
 
 from .confidence import ConfidenceRule
@@ -30,6 +31,10 @@ class SampleStream:
         if self.pending:
             self.channel.send("samples", series=self.series, ms=self.pending)
             self.pending = []
+
+
+def _minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def timed_call(fn, sync) -> float:
@@ -59,9 +64,17 @@ def interleaved(eager, compiled, settings: dict, sync, channel, on_progress, wat
         watch.start()
     start = time.perf_counter()
     runs, reported = 0, 0.0
+    # Minor page faults of the whole process during each side's calls (read outside the timed
+    # span): fresh pages a call's tensors fault in, which the allocator policy decides
+    # (placement.py, docs/measurement.md "The allocator").
+    faults = {"eager": 0, "compiled": 0}
     while True:
+        before = _minor_faults()
         eager_ms = timed_call(eager, sync)
+        middle = _minor_faults()
         compiled_ms = timed_call(compiled, sync)
+        faults["eager"] += middle - before
+        faults["compiled"] += _minor_faults() - middle
         streams["eager"].add(eager_ms)
         streams["compiled"].add(compiled_ms)
         rule.add(eager_ms, compiled_ms)
@@ -86,7 +99,8 @@ def interleaved(eager, compiled, settings: dict, sync, channel, on_progress, wat
         stream.flush()
     return {"eager": streams["eager"].count, "compiled": streams["compiled"].count,
             "warmup": settings["warmup"], "elapsed_s": time.perf_counter() - start,
-            "stopped_by": stopped_by, "confidence_pct": rule.target_pct}
+            "stopped_by": stopped_by, "confidence_pct": rule.target_pct,
+            "faults_per_call": {side: count / runs for side, count in faults.items()}}
 
 
 def stop_reason(runs: int, elapsed: float, settings: dict, rule: ConfidenceRule) -> str | None:
@@ -106,4 +120,7 @@ def stop_reason(runs: int, elapsed: float, settings: dict, rule: ConfidenceRule)
 def outcome(runs: dict) -> dict:
     """The result's `measure` record (docs/protocol.md): the target and what stopped the loop.
     The interval itself is computed from the samples by the C++ side."""
-    return {"confidence_pct": runs.get("confidence_pct", 0.0), "stopped_by": runs.get("stopped_by")}
+    record = {"confidence_pct": runs.get("confidence_pct", 0.0), "stopped_by": runs.get("stopped_by")}
+    if "faults_per_call" in runs:
+        record["faults_per_call"] = runs["faults_per_call"]
+    return record

@@ -11,7 +11,7 @@ DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
 DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
 DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
-DEFAULT_PLACEMENT = {"threads": None, "pin": None}  # placement.py
+DEFAULT_PLACEMENT = {"threads": None, "pin": None, "malloc": None}  # placement.py
 MAX_THREADS = 1024
 WORKLOAD_MODES = ("inference", "training")
 WORKLOAD_PRECISIONS = ("fp32", "bf16", "fp16")
@@ -71,7 +71,7 @@ def _number(section: dict, prefix: str, name: str, integer: bool) -> None:
 
 def _placement(request: dict) -> dict:
     """placement.threads: null or 1..1024; placement.pin: null or a list of distinct CPU numbers
-    below os.cpu_count() (docs/protocol.md)."""
+    below os.cpu_count(); placement.malloc: null (steady), "steady" or "system" (docs/protocol.md)."""
     placement = _merged(request, "placement", DEFAULT_PLACEMENT)
     threads = placement["threads"]
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
@@ -86,6 +86,8 @@ def _placement(request: dict) -> dict:
             raise _bad(f"request field 'placement.pin' must be null or a non-empty list of distinct CPU numbers "
                        f"from 0 to {count - 1}")
         placement["pin"] = sorted(pin)
+    if placement["malloc"] not in (None, "steady", "system"):
+        raise _bad("request field 'placement.malloc' must be null, \"steady\" or \"system\"")
     return placement
 
 
