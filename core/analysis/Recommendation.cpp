@@ -202,6 +202,16 @@ std::string lowConfidenceSentence(const Recommendation& rec, const Report& repor
 std::string verdictFor(const Recommendation& rec, const Report& report, const RecommendOptions& options) {
     const std::string goal = toString(rec.goal);
     if (rec.ranked.empty()) {
+        // An imported TORCH_TRACE log or profiler trace: compiles and kernels, no timed samples.
+        const bool anySamples = std::any_of(report.backends.begin(), report.backends.end(), [](const BackendRun& r) {
+            return !r.compiledSamplesMs.empty() || !r.eagerSamplesMs.empty();
+        });
+        const bool allRan = std::all_of(report.backends.begin(), report.backends.end(),
+                                        [](const BackendRun& r) { return r.status == RunStatus::Ok; });
+        if (!report.backends.empty() && !anySamples && allRan && rec.goal != Goal::Memory)
+            return "No backend can be recommended for " + goal +
+                   ": the report has no latency samples (an imported log or trace carries none); run "
+                   "`fusescope-cli compare` on the model to measure them.";
         std::string why = "every backend failed, was unavailable, failed accuracy";
         if (rec.goal == Goal::Throughput)
             why += " or was not run in training mode (use --mode training)";

@@ -207,3 +207,21 @@ TEST(AssignmentSearch, GreedyStartsFromTheBestSingleBackendAndImprovesModuleByMo
     // 1 start + 3 modules x 2 alternatives.
     EXPECT_EQ(out["candidates"].size(), 7u);
 }
+
+// An imported TORCH_TRACE log has compiles and kernels but no timed samples: the verdict says
+// that, not that every backend failed.
+TEST(Recommendation, AReportWithoutSamplesSaysSoInsteadOfBlamingTheBackends) {
+    BackendRun imported;
+    imported.name = "inductor";
+    imported.status = RunStatus::Ok;
+    imported.compileSeconds = 4.0;
+    const auto rec = recommend(reportOf({imported}), Goal::Latency);
+    EXPECT_TRUE(rec.ranked.empty());
+    EXPECT_NE(rec.verdict.find("no latency samples"), std::string::npos) << rec.verdict;
+    EXPECT_EQ(rec.verdict.find("every backend failed"), std::string::npos) << rec.verdict;
+
+    BackendRun failed = imported;
+    failed.status = RunStatus::Failed;
+    const auto other = recommend(reportOf({failed}), Goal::Latency);
+    EXPECT_NE(other.verdict.find("every backend failed"), std::string::npos) << other.verdict;
+}

@@ -81,8 +81,12 @@ def test_confidence_target_reached_and_missed(cli, tmp_path):
     assert "low_confidence" in missed.stdout and "NOT reached (stopped by max_runs)" in missed.stdout
     shown = cli("show", out, "--json").json()
     b = shown["backends"][0]
+    faults = b["measure"]["faults_per_call"]  # the worker's page faults per timed call, each side
+    assert set(faults) == {"eager", "compiled"} and all(v >= 0 for v in faults.values()), faults
     assert b["measure"] == {"confidence_pct": 0.001, "confidence_reached": False,
-                            "half_width_pct": b["measure"]["half_width_pct"], "stopped_by": "max_runs"}
+                            "half_width_pct": b["measure"]["half_width_pct"], "stopped_by": "max_runs",
+                            "faults_per_call": faults}
+    assert "page faults per call: eager" in cli("show", out).stdout
     assert b["measure"]["half_width_pct"] > 0.001
     assert b["latency_ms"]["n"] == 12
     assert "low_confidence" in [w["code"] for w in b["warnings"]]

@@ -111,7 +111,10 @@ def test_loop_stops_once_the_target_is_reached(monkeypatch):
     runs = loop(monkeypatch, pairs)
     assert runs["stopped_by"] == "confidence" and runs["confidence_pct"] == 2.0
     assert runs["compiled"] == 10  # the first check at or after min_runs already meets +-2 %
-    assert measure.outcome(runs) == {"confidence_pct": 2.0, "stopped_by": "confidence"}
+    outcome = measure.outcome(runs)
+    assert {k: outcome[k] for k in ("confidence_pct", "stopped_by")} == {"confidence_pct": 2.0, "stopped_by": "confidence"}
+    assert set(outcome["faults_per_call"]) == {"eager", "compiled"}  # counted around each timed call
+    assert all(v >= 0 for v in outcome["faults_per_call"].values())
 
 
 def test_loop_runs_to_the_cap_when_the_target_is_not_met(monkeypatch):
