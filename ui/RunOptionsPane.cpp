@@ -48,9 +48,10 @@ RunOptionsPane::RunOptionsPane(QWidget* parent)
     form->addRow(tr("Threads"), m_threads);
     m_malloc = new QComboBox;
     m_malloc->addItems({"steady", "system"});
-    m_malloc->setToolTip(tr("C allocator policy in the worker (--malloc). steady: fixed glibc thresholds, so a "
-                            "call's tensors reuse heap memory whatever ran before; system: glibc's own, whose "
-                            "page faults per call depend on the process's history (docs/measurement.md)"));
+    m_malloc->setToolTip(
+        tr("C allocator policy in the worker (--malloc). steady: fixed glibc thresholds, so a "
+           "call's tensors reuse heap memory whatever ran before; system: glibc's own, whose "
+           "page faults per call depend on the process's history (docs/measurement.md)"));
     form->addRow(tr("Allocator"), m_malloc);
     m_confidence = new QDoubleSpinBox;
     m_confidence->setRange(0, 100);

@@ -161,10 +161,11 @@ int main(int argc, char** argv) {
     cmp->add_option("--pin", pin, "CPUs the worker may run on, e.g. 0, 0-1 or 0,2 (default: all it inherits)")
         ->check(cpuListOf())
         ->type_name("CPUS");
-    cmp->add_option("--malloc", compare.settings.placement.malloc,
-                    "C allocator policy in the worker and the LibTorch runner: steady (fixed glibc thresholds: "
-                    "a call's tensors reuse heap memory whatever ran before) or system (glibc's own, which "
-                    "moves with the process's history) (docs/measurement.md)")
+    cmp->add_option(
+           "--malloc", compare.settings.placement.malloc,
+           "C allocator policy in the worker and the LibTorch runner: steady (fixed glibc thresholds: "
+           "a call's tensors reuse heap memory whatever ran before) or system (glibc's own, which "
+           "moves with the process's history) (docs/measurement.md)")
         ->check(CLI::IsMember({"steady", "system"}))
         ->capture_default_str();
     cmp->add_flag("--warm-cache", compare.settings.warmCache,

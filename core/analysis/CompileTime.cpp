@@ -50,8 +50,8 @@ double timedPhaseSeconds(const std::vector<CompilePhase>& phases) {
 
 std::vector<std::string> compileTimeLines(const BackendRun& run) {
     std::vector<std::string> lines;
-    if (!run.compileSeconds && !run.captureSeconds && !run.warmCompileSeconds && run.compileBreakdown.empty() &&
-        !run.tuning)
+    if (!run.compileSeconds && !run.captureSeconds && !run.warmCompileSeconds &&
+        run.compileBreakdown.empty() && !run.tuning)
         return lines;
     std::string head = "compile " + format::seconds(run.compileSeconds) + " s";
     if (run.captureSeconds || run.warmCompileSeconds)

@@ -203,9 +203,10 @@ std::string verdictFor(const Recommendation& rec, const Report& report, const Re
     const std::string goal = toString(rec.goal);
     if (rec.ranked.empty()) {
         // An imported TORCH_TRACE log or profiler trace: compiles and kernels, no timed samples.
-        const bool anySamples = std::any_of(report.backends.begin(), report.backends.end(), [](const BackendRun& r) {
-            return !r.compiledSamplesMs.empty() || !r.eagerSamplesMs.empty();
-        });
+        const bool anySamples =
+            std::any_of(report.backends.begin(), report.backends.end(), [](const BackendRun& r) {
+                return !r.compiledSamplesMs.empty() || !r.eagerSamplesMs.empty();
+            });
         const bool allRan = std::all_of(report.backends.begin(), report.backends.end(),
                                         [](const BackendRun& r) { return r.status == RunStatus::Ok; });
         if (!report.backends.empty() && !anySamples && allRan && rec.goal != Goal::Memory)

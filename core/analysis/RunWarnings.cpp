@@ -61,8 +61,9 @@ std::optional<RunWarning> pageFaults(const BackendRun& run) {
     if (!(std::max(eager, compiled) > kPageFaultsPerCall))
         return std::nullopt;
     return RunWarning{"page_faults",
-                      "each timed call took page faults (" + std::to_string(std::lround(eager)) + " per eager call, " +
-                          std::to_string(std::lround(compiled)) + " per compiled call) under malloc " +
+                      "each timed call took page faults (" + std::to_string(std::lround(eager)) +
+                          " per eager call, " + std::to_string(std::lround(compiled)) +
+                          " per compiled call) under malloc " +
                           (run.placement->malloc.empty() ? std::string("(unknown)") : run.placement->malloc) +
                           ": the times include the kernel supplying fresh pages, which depends on what the "
                           "process allocated before; --malloc steady avoids it (docs/measurement.md)"};
@@ -102,7 +103,8 @@ std::string confidenceText(const BackendRun& run) {
     if (run.measure && (run.measure->eagerFaultsPerCall || run.measure->compiledFaultsPerCall)) {
         char faults[96];
         std::snprintf(faults, sizeof faults, "; page faults per call: eager %.0f, compiled %.0f",
-                      run.measure->eagerFaultsPerCall.value_or(0), run.measure->compiledFaultsPerCall.value_or(0));
+                      run.measure->eagerFaultsPerCall.value_or(0),
+                      run.measure->compiledFaultsPerCall.value_or(0));
         text += faults;
     }
     return text;

@@ -2,8 +2,8 @@
 
 #include "CompileTime.h"
 #include "Deployment.h"
-#include "Tuning.h"
 #include "StageGraph.h"
+#include "Tuning.h"
 #include "trace/KernelTrace.h"
 
 #include <cstdint>

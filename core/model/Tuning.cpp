@@ -5,10 +5,14 @@
 namespace fusescope {
 
 void to_json(nlohmann::json& j, const Tuning& t) {
-    j = {{"method", t.method},         {"trials_requested", t.trialsRequested},
-         {"trials", t.trials},         {"tasks", t.tasks},
-         {"tuned_tasks", t.tunedTasks}, {"cache", t.cache},
-         {"tune_s", t.seconds},        {"key", t.key},
+    j = {{"method", t.method},
+         {"trials_requested", t.trialsRequested},
+         {"trials", t.trials},
+         {"tasks", t.tasks},
+         {"tuned_tasks", t.tunedTasks},
+         {"cache", t.cache},
+         {"tune_s", t.seconds},
+         {"key", t.key},
          {"dir", t.dir}};
     if (!t.stoppedBy.empty())
         j["stopped_by"] = t.stoppedBy;
@@ -23,7 +27,8 @@ std::string tuningLine(const Tuning& t) {
     std::string line = "tuning " + std::string(seconds) + " s (" + (method.empty() ? "tuning" : method) +
                        ", not in compile): ";
     if (t.cache == "hit") {
-        line += "schedules from the tuning cache, tuned earlier with tune=" + std::to_string(t.trialsRequested);
+        line +=
+            "schedules from the tuning cache, tuned earlier with tune=" + std::to_string(t.trialsRequested);
         if (t.trialsWhenTuned)
             line += " (" + std::to_string(*t.trialsWhenTuned) + " trials)";
     } else {
@@ -31,8 +36,8 @@ std::string tuningLine(const Tuning& t) {
         if (!t.stoppedBy.empty())
             line += ", stopped by " + t.stoppedBy;
     }
-    line += ", " + std::to_string(t.tunedTasks) + " of " + std::to_string(t.tasks) + " kernels tuned, cache " +
-            (t.cache.empty() ? std::string("?") : t.cache);
+    line += ", " + std::to_string(t.tunedTasks) + " of " + std::to_string(t.tasks) +
+            " kernels tuned, cache " + (t.cache.empty() ? std::string("?") : t.cache);
     return line;
 }
 

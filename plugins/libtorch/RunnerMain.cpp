@@ -35,8 +35,8 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <iostream>
+#include <malloc.h>
 #include <sched.h>
 #include <string>
 #include <sys/prctl.h>
@@ -174,7 +174,8 @@ json applyPlacement(const json& request) {
     // trim thresholds (32 MiB, 512 MiB), so a call's tensors reuse heap memory.
     std::string malloc = "system";
     if (placement.malloc == "steady")
-        malloc = ::mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) == 1 && ::mallopt(M_TRIM_THRESHOLD, 512 * 1024 * 1024) == 1
+        malloc = ::mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) == 1 &&
+                         ::mallopt(M_TRIM_THRESHOLD, 512 * 1024 * 1024) == 1
                      ? "steady"
                      : "system (glibc refused mallopt)";
     RunPlacement applied; // echoed as the Python worker echoes it (BackendRun's to_json)

@@ -139,21 +139,26 @@ namespace {
 
 // A tvm{tune=N} result as tvm_relax/tuning.py writes it (docs/protocol.md `tvm_tuning`).
 json tunedResult(json tuning) {
-    return {{"type", "result"}, {"backend", "tvm{tune=4}"}, {"status", "ok"},
-            {"compile_s", 3.0}, {"first_call_s", 38.0},     {"tune_s", 35.0},
+    return {{"type", "result"},
+            {"backend", "tvm{tune=4}"},
+            {"status", "ok"},
+            {"compile_s", 3.0},
+            {"first_call_s", 38.0},
+            {"tune_s", 35.0},
             {"tvm_tuning", std::move(tuning)}};
 }
 
 json tuningJson() {
-    return {{"trials_requested", 4},
-            {"tasks", 5},
-            {"key", "ab12"},
-            {"dir", "/cache/tvm-tuning/ab12"},
-            {"method", "MetaSchedule (evolutionary search, random cost model, in-process builder and runner)"},
-            {"cache", "miss"},
-            {"trials", 4},
-            {"tuned_tasks", 3},
-            {"tune_s", 35.0}};
+    return {
+        {"trials_requested", 4},
+        {"tasks", 5},
+        {"key", "ab12"},
+        {"dir", "/cache/tvm-tuning/ab12"},
+        {"method", "MetaSchedule (evolutionary search, random cost model, in-process builder and runner)"},
+        {"cache", "miss"},
+        {"trials", 4},
+        {"tuned_tasks", 3},
+        {"tune_s", 35.0}};
 }
 
 } // namespace
@@ -179,9 +184,10 @@ TEST(CompileTime, TuningDecodesRoundTripsAndIsShownApartFromCompile) {
 
     const auto lines = compileTimeLines(run);
     ASSERT_GE(lines.size(), 2u);
-    EXPECT_NE(lines[1].find("tuning 35.00 s (MetaSchedule, not in compile): 4 of 4 trials, 3 of 5 kernels tuned, "
-                            "cache miss"),
-              std::string::npos)
+    EXPECT_NE(
+        lines[1].find("tuning 35.00 s (MetaSchedule, not in compile): 4 of 4 trials, 3 of 5 kernels tuned, "
+                      "cache miss"),
+        std::string::npos)
         << lines[1];
 
     json hit = tuningJson();
@@ -193,7 +199,8 @@ TEST(CompileTime, TuningDecodesRoundTripsAndIsShownApartFromCompile) {
     ASSERT_FALSE(codec::decodeRunResult(tunedResult(hit), cached));
     const auto hitLines = compileTimeLines(cached);
     ASSERT_GE(hitLines.size(), 2u);
-    EXPECT_NE(hitLines[1].find("from the tuning cache, tuned earlier with tune=4 (4 trials)"), std::string::npos)
+    EXPECT_NE(hitLines[1].find("from the tuning cache, tuned earlier with tune=4 (4 trials)"),
+              std::string::npos)
         << hitLines[1];
 }
 

@@ -67,7 +67,8 @@ TEST(Placement, RoundTripsThreadsAndPin) {
     EXPECT_EQ(back.pin, (std::vector<int>{0, 2}));
     EXPECT_EQ(back.malloc, "system");
     EXPECT_EQ(Placement{}.toProtocol(), json::parse(R"({"threads": null, "pin": null, "malloc": "steady"})"));
-    EXPECT_EQ(Placement::fromJson(json::parse(R"({"malloc": "jemalloc"})")).malloc, "steady"); // unknown: default
+    EXPECT_EQ(Placement::fromJson(json::parse(R"({"malloc": "jemalloc"})")).malloc,
+              "steady"); // unknown: default
     EXPECT_FALSE(Placement::fromJson(Placement{}.toProtocol()).threads.has_value());
     EXPECT_TRUE(Placement::fromJson(json::parse(R"({"pin": [1, -1, "x"]})")).pin == std::vector<int>{1});
 }

@@ -67,7 +67,10 @@ TEST(RunWarningsTest, PageFaultsPerCallDecodeAndWarnOnlyOffTheSteadyPolicy) {
         {"backend", run.name},
         {"status", "ok"},
         {"placement", {{"threads", 1}, {"affinity", {0}}, {"pin", nullptr}, {"malloc", "system"}}},
-        {"measure", {{"confidence_pct", 0.0}, {"stopped_by", "min"}, {"faults_per_call", {{"eager", 2976.0}, {"compiled", 12.5}}}}}};
+        {"measure",
+         {{"confidence_pct", 0.0},
+          {"stopped_by", "min"},
+          {"faults_per_call", {{"eager", 2976.0}, {"compiled", 12.5}}}}}};
     ASSERT_FALSE(codec::decodeRunResult(result, run));
     ASSERT_TRUE(run.measure && run.placement);
     EXPECT_EQ(run.placement->malloc, "system");

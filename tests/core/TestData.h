@@ -98,7 +98,8 @@ inline Report sampleReport() {
     ok.compiledSamplesMs = {1.0, 1.1, 0.9, 1.0};
     ok.peakMemoryBytes = 1 << 20;
     ok.memoryMethod = "profiler-allocator-peak";
-    ok.accuracy = Accuracy{1e-6, 1e-5, 0.999999, 1e-7, true, "allclose", 1e-3, "fp32", "pass", "", std::nullopt};
+    ok.accuracy =
+        Accuracy{1e-6, 1e-5, 0.999999, 1e-7, true, "allclose", 1e-3, "fp32", "pass", "", std::nullopt};
     ok.graphs = 1;
     ok.graphBreaks = 0;
     StageGraph pre = fusedStage();

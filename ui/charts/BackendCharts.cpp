@@ -449,9 +449,10 @@ void BackendCharts::rebuildBars() {
         if (c == static_cast<int>(Chart::CompileTime)) // the tuning bar stands on the compile bar
             for (const auto& tune : *m_tuneBars->data()) {
                 const auto below = m_bars[c]->data()->findBegin(tune.key - 0.01);
-                const double base = below != m_bars[c]->data()->constEnd() && std::abs(below->key - tune.key) < 0.01
-                                        ? below->value
-                                        : 0.0;
+                const double base =
+                    below != m_bars[c]->data()->constEnd() && std::abs(below->key - tune.key) < 0.01
+                        ? below->value
+                        : 0.0;
                 range.upper = std::max(range.upper, base + tune.value);
                 found = true;
             }
