@@ -58,11 +58,9 @@ json measureJson(const BackendRun& run) {
             {"confidence_reached", c->reached},
             {"half_width_pct", orNullD(c->halfWidthPct)},
             {"stopped_by", c->stoppedBy.empty() ? json(nullptr) : json(c->stoppedBy)},
+            // as the report writes it (RunMeasure's to_json), null when not counted
             {"faults_per_call",
-             run.measure && (run.measure->eagerFaultsPerCall || run.measure->compiledFaultsPerCall)
-                 ? json{{"eager", orNullD(run.measure->eagerFaultsPerCall)},
-                        {"compiled", orNullD(run.measure->compiledFaultsPerCall)}}
-                 : json(nullptr)}};
+             run.measure ? json(*run.measure).value("faults_per_call", json(nullptr)) : json(nullptr)}};
 }
 
 template <typename T> json orNull(const std::optional<T>& v) {

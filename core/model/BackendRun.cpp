@@ -225,9 +225,8 @@ void to_json(json& j, const RunMeasure& m) {
     j = {{"confidence_pct", m.confidencePct},
          {"stopped_by", m.stoppedBy.empty() ? json(nullptr) : json(m.stoppedBy)}};
     if (m.eagerFaultsPerCall || m.compiledFaultsPerCall)
-        j["faults_per_call"] = {
-            {"eager", m.eagerFaultsPerCall ? json(*m.eagerFaultsPerCall) : json(nullptr)},
-            {"compiled", m.compiledFaultsPerCall ? json(*m.compiledFaultsPerCall) : json(nullptr)}};
+        j["faults_per_call"] = {{"eager", orNull(m.eagerFaultsPerCall)},
+                                {"compiled", orNull(m.compiledFaultsPerCall)}};
 }
 
 void to_json(json& j, const BackendRun& r) {

@@ -72,10 +72,7 @@ def apply(placement: dict) -> dict:
     processes such as Inductor's compile workers). Returns what is in effect, for the result's
     `placement`."""
     import torch
-    policy = placement.get("malloc") or "steady"
-    if policy not in MALLOC_POLICIES:
-        raise WorkerError(BAD_REQUEST, f"placement.malloc {policy!r}: expected one of {', '.join(MALLOC_POLICIES)}")
-    malloc = apply_malloc(policy)
+    malloc = apply_malloc(placement.get("malloc") or "steady")  # checked by request._placement
     pin = placement.get("pin")
     if pin:
         _pin(pin)

@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 
 from .errors import BAD_REQUEST, WorkerError
+from .placement import MALLOC_POLICIES
 
 # confidence_pct: the stopping rule's target (measure.py); absent from a request, the rule is off.
 DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0,
@@ -86,7 +87,7 @@ def _placement(request: dict) -> dict:
             raise _bad(f"request field 'placement.pin' must be null or a non-empty list of distinct CPU numbers "
                        f"from 0 to {count - 1}")
         placement["pin"] = sorted(pin)
-    if placement["malloc"] not in (None, "steady", "system"):
+    if placement["malloc"] is not None and placement["malloc"] not in MALLOC_POLICIES:
         raise _bad("request field 'placement.malloc' must be null, \"steady\" or \"system\"")
     return placement
 
