@@ -43,6 +43,7 @@ private slots:
     void logScaleToggles();
     void exportsNonBlankFiles();
     void compileTimeStacksItsPhases();
+    void tuningStandsOnTheCompileBarAndTheLegendNamesOnlyWhatIsShown();
     void deploymentChartShowsOnlyArtifactBackends();
 };
 
@@ -222,6 +223,32 @@ void BackendChartsTest::compileTimeStacksItsPhases() {
     charts.flush();
     QCOMPARE(pointCount(charts.compilePhaseBars("kernel_compilation")), 0);
     QVERIFY(!plot->legend->visible());
+}
+
+// A tvm{tune=N} row: its tuning bar stands on its compile bar (tune_s is not compile_s), the
+// axis reaches the top of both, and the legend lists the tuning alone, not every empty phase.
+void BackendChartsTest::tuningStandsOnTheCompileBarAndTheLegendNamesOnlyWhatIsShown() {
+    Report report;
+    report.backends.push_back(finishedRun("tvm", 1.0, 2.0, 5));
+    report.backends.push_back(finishedRun("tvm{tune=64}", 1.0, 2.0, 5));
+    report.backends[1].compileSeconds = 3.0;
+    Tuning tuning;
+    tuning.seconds = 200.0;
+    tuning.cache = "miss";
+    report.backends[1].tuning = tuning;
+    BackendCharts charts;
+    charts.setReport(&report);
+    charts.flush();
+    QCustomPlot* plot = charts.plot(BackendCharts::Chart::CompileTime);
+    QCPBars* tune = charts.tuningBars();
+    QVERIFY(tune);
+    QCOMPARE(pointCount(tune), 1);
+    QCOMPARE(tune->data()->at(0)->key, 1.0);
+    QCOMPARE(tune->barBelow(), charts.bars(BackendCharts::Chart::CompileTime));
+    QVERIFY(plot->yAxis->range().upper >= 203.0);
+    QVERIFY(plot->legend->visible());
+    QCOMPARE(plot->legend->itemCount(), 1);
+    QVERIFY(plot->legend->hasItemWithPlottable(tune));
 }
 
 // The deployment chart (BackendRun::deployment): hidden until a backend has an artifact, then

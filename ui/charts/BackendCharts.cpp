@@ -439,9 +439,20 @@ void BackendCharts::rebuildBars() {
         if (run && run->tuning)
             m_tuneBars->addData(index, run->tuning->seconds);
     }
-    bool anyPhase = !m_tuneBars->data()->isEmpty();
-    for (auto& [phase, bars] : m_phaseBars)
-        anyPhase = anyPhase || !bars->data()->isEmpty();
+    // The legend names only the segments some run has, so it stays small enough to leave the
+    // bars visible (a tuned TVM row alone has no phases, only its tuning bar).
+    bool anyPhase = false;
+    const auto legendIfShown = [&anyPhase](QCPBars* bars) {
+        bars->removeFromLegend(); // then added back in phase order
+        if (!bars->data()->isEmpty()) {
+            anyPhase = true;
+            bars->addToLegend();
+        }
+    };
+    for (const auto& phase : compilePhaseOrder())
+        if (const auto it = m_phaseBars.find(phase); it != m_phaseBars.end())
+            legendIfShown(it->second);
+    legendIfShown(m_tuneBars);
     m_plots[static_cast<int>(Chart::CompileTime)]->legend->setVisible(anyPhase);
     for (int c = 1; c < 4; ++c) {
         bool found = false;
