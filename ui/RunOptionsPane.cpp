@@ -63,6 +63,12 @@ RunOptionsPane::RunOptionsPane(QWidget* parent)
     m_confidence->setToolTip(tr("--confidence: after the minimum runs, keep timing until the speedup's 95 % "
                                 "confidence interval is within +- this of it, or the time cap is reached"));
     form->addRow(tr("Confidence +-"), m_confidence);
+    m_settle = new QSpinBox;
+    m_settle->setRange(0, MeasureSettings::kMaxSettle);
+    m_settle->setValue(MeasureSettings{}.settle);
+    m_settle->setToolTip(tr("--settle: untimed calls of each side right before each timed call, so no timed "
+                            "call is the first after the other side evicted its caches (0: none)"));
+    form->addRow(tr("Settle calls"), m_settle);
     m_workload = new WorkloadOptions;
     form->addRow(m_workload);
 }
@@ -78,6 +84,7 @@ Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
         settings.placement.threads = m_threads->value();
     settings.placement.malloc = m_malloc->currentText().toStdString();
     settings.measure.confidencePct = m_confidence->value();
+    settings.measure.settle = m_settle->value();
     settings.fullgraph = m_fullgraph->isChecked();
     settings.dynamic = m_dynamic->currentText().toStdString();
     // Commas inside brackets or quotes belong to a value: x=[1,2], note="a,b".
@@ -100,9 +107,11 @@ void RunOptionsPane::showSettingsOf(const Report& report) {
     m_malloc->setCurrentText(QString::fromStdString(placement.malloc));
     MeasureSettings beforeConfidence;
     beforeConfidence.confidencePct = 0; // reports from before the confidence rule: off
+    beforeConfidence.settle = 0;        // and from before settle calls: none
     const MeasureSettings measure =
         MeasureSettings::fromJson(report.settings.value("measure", nlohmann::json()), beforeConfidence);
     m_confidence->setValue(measure.confidencePct);
+    m_settle->setValue(measure.settle);
     const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
     m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
     m_inductorConfig->setText(

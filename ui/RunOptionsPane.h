@@ -39,6 +39,7 @@ private:
     QSpinBox* m_threads = nullptr;          // 0 shows "auto": the worker's default (docs/measurement.md)
     QComboBox* m_malloc = nullptr;          // --malloc: steady (default) or system
     QDoubleSpinBox* m_confidence = nullptr; // --confidence: 0 shows "off" (docs/measurement.md)
+    QSpinBox* m_settle = nullptr;           // --settle: untimed calls before each timed one
     WorkloadOptions* m_workload = nullptr;
 };
 

@@ -267,6 +267,10 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
         out << ", " << w;
     if (const auto p = placementText(report); !p.empty())
         out << ", " << p;
+    // Settle calls (docs/measurement.md): said only when the report records them.
+    if (const auto& measure = report.settings.value("measure", nlohmann::json());
+        measure.is_object() && measure.contains("settle") && measure["settle"].is_number_integer())
+        out << ", settle " << measure["settle"].get<long long>();
     out << "\n";
     for (size_t r = 0; r < rows.size(); ++r) {
         for (size_t c = 0; c < rows[r].size(); ++c) {

@@ -150,6 +150,12 @@ int main(int argc, char** argv) {
         ->check(numberIn(0, 100))
         ->type_name("PCT")
         ->capture_default_str();
+    cmp->add_option("--settle", compare.settings.measure.settle,
+                    "Untimed calls of each side right before each timed call, so no timed call is the "
+                    "first after the other side ran; 0 times right after it (docs/measurement.md)")
+        ->check(countIn(0, MeasureSettings::kMaxSettle))
+        ->type_name("N")
+        ->capture_default_str();
     std::string threads = "auto";
     cmp->add_option("--threads", threads,
                     "torch intra-op threads in the worker: auto (one CPU fewer than the worker may use, all "

@@ -6,7 +6,8 @@ namespace fusescope {
 
 nlohmann::json MeasureSettings::toJson() const {
     return {{"warmup", warmup},    {"min_runs", minRuns},          {"min_time_s", minTimeSeconds},
-            {"max_runs", maxRuns}, {"max_time_s", maxTimeSeconds}, {"confidence_pct", confidencePct}};
+            {"max_runs", maxRuns}, {"max_time_s", maxTimeSeconds}, {"confidence_pct", confidencePct},
+            {"settle", settle}};
 }
 
 MeasureSettings MeasureSettings::fromJson(const nlohmann::json& measure, const MeasureSettings& defaults) {
@@ -20,6 +21,7 @@ MeasureSettings MeasureSettings::fromJson(const nlohmann::json& measure, const M
     m.maxRuns = r.integer("max_runs", m.maxRuns);
     m.maxTimeSeconds = r.number("max_time_s", m.maxTimeSeconds);
     m.confidencePct = r.number("confidence_pct", m.confidencePct);
+    m.settle = r.integer("settle", m.settle);
     return m;
 }
 

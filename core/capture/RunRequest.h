@@ -19,6 +19,11 @@ struct MeasureSettings {
     // Keep timing, past the minimums, until the 95 % confidence interval of the speedup is within
     // +-confidencePct % of it (or a cap is reached); 0 turns the rule off.
     double confidencePct = 2.0;
+    // Untimed calls of each side right before each of its timed calls, so that no timed call is
+    // the first after the other side evicted its caches (docs/measurement.md, "Settle calls");
+    // 0 times every call right after the other side's, as before.
+    int settle = 1;
+    static constexpr int kMaxSettle = 16; // the worker refuses more (request.py MAX_SETTLE)
 
     // The "measure" object of a run request and of a report's settings (docs/protocol.md,
     // docs/report-format.md): written and read here only, by the CLI, the GUI and the runner.

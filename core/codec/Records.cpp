@@ -121,7 +121,7 @@ json checkedSettingsAt(const Reader& s) {
         return json::object();
     if (auto measure = s.object("measure"))
         for (const char* key :
-             {"warmup", "min_runs", "min_time_s", "max_runs", "max_time_s", "confidence_pct"})
+             {"warmup", "min_runs", "min_time_s", "max_runs", "max_time_s", "confidence_pct", "settle"})
             checkNumberMember(*measure, key);
     checkNumberMember(s, "timeout_s");
     checkStringMember(s, "cache");

@@ -20,6 +20,7 @@ MeasureSettings unusual() {
     m.maxRuns = 40;
     m.maxTimeSeconds = 5.5;
     m.confidencePct = 1.5;
+    m.settle = 3;
     return m;
 }
 
@@ -30,6 +31,7 @@ void expectSame(const MeasureSettings& a, const MeasureSettings& b) {
     EXPECT_EQ(a.maxRuns, b.maxRuns);
     EXPECT_DOUBLE_EQ(a.maxTimeSeconds, b.maxTimeSeconds);
     EXPECT_DOUBLE_EQ(a.confidencePct, b.confidencePct);
+    EXPECT_EQ(a.settle, b.settle);
 }
 
 } // namespace
@@ -37,7 +39,7 @@ void expectSame(const MeasureSettings& a, const MeasureSettings& b) {
 // The keys of docs/protocol.md's "measure" object, as reports and workers have always had them.
 TEST(MeasureSettings, WritesTheProtocolKeys) {
     EXPECT_EQ(unusual().toJson(), json::parse(R"({"warmup": 1, "min_runs": 7, "min_time_s": 0.25,
-        "max_runs": 40, "max_time_s": 5.5, "confidence_pct": 1.5})"));
+        "max_runs": 40, "max_time_s": 5.5, "confidence_pct": 1.5, "settle": 3})"));
 }
 
 TEST(MeasureSettings, ReadsBackWhatItWrote) {
@@ -49,10 +51,13 @@ TEST(MeasureSettings, ReadsBackWhatItWrote) {
 TEST(MeasureSettings, MissingOrMistypedKeysKeepTheDefaults) {
     MeasureSettings off;
     off.confidencePct = 0;
+    off.settle = 0;
     const auto old = MeasureSettings::fromJson(json::parse(R"({"warmup": 2, "min_runs": "many"})"), off);
     EXPECT_EQ(old.warmup, 2);
     EXPECT_EQ(old.minRuns, MeasureSettings{}.minRuns);
     EXPECT_DOUBLE_EQ(old.confidencePct, 0.0);
+    EXPECT_EQ(old.settle, 0); // nor settle calls: none, as such a report was measured
+    EXPECT_EQ(MeasureSettings{}.settle, 1);
     expectSame(MeasureSettings::fromJson(nullptr), MeasureSettings{});
 }
 

@@ -92,6 +92,7 @@ def test_confidence_target_reached_and_missed(cli, tmp_path):
     assert "low_confidence" in [w["code"] for w in b["warnings"]]
     saved = json.loads(out.read_text())
     assert saved["settings"]["measure"]["confidence_pct"] == 0.001
+    assert saved["settings"]["measure"]["settle"] == 1  # the default: one untimed call before each timed one
     assert isinstance(saved["warnings"], list)  # the run-wide check ran (empty on a quiet machine)
 
 

@@ -305,7 +305,8 @@ def test_compare_numeric_options_are_validated(cli, option, value):
 def test_compare_numeric_options_accept_their_range(cli):
     # Every boundary at once, one short run: --timeout 1 stops the probe of the unknown backend.
     r = cli("compare", "demo:mlp", *NOTHING, "--timeout", "1", "--warmup", "0", "--min-runs", "0",
-            "--max-runs", "10000000", "--min-time", "0", "--max-time", "604800", "--compile-budget", "0.5")
+            "--max-runs", "10000000", "--min-time", "0", "--max-time", "604800", "--compile-budget", "0.5",
+            "--settle", "16")
     assert r.code == ALL_FAILED, r  # parsed; the unavailable backend is the only failure
     r = cli("compare", "--help")
     assert r.code == OK, r
@@ -316,7 +317,8 @@ def test_compare_numeric_options_accept_their_range(cli):
     ("--threads", "0", "out of range"), ("--threads", "1025", "out of range"), ("--threads", "1.5", "whole"),
     ("--threads", "two", "whole"), ("--pin", "", "not a CPU list"), ("--pin", "1-0", "not a CPU list"),
     ("--pin", "0,0", "twice"), ("--pin", "a", "not a CPU list"), ("--pin", "0,", "not a CPU list"),
-    ("--pin", str(os.cpu_count()), "does not have"), ("--pin", "0-99999", "does not have")])
+    ("--pin", str(os.cpu_count()), "does not have"), ("--pin", "0-99999", "does not have"),
+    ("--settle", "17", "out of range"), ("--settle", "-1", "out of range")])
 def test_threads_and_pin_are_validated(cli, option, value, words):
     refused(cli("compare", "demo:mlp", *NOTHING, option, value), option, words)
 

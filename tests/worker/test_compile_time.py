@@ -79,3 +79,25 @@ def test_timer_phases(name, phase):
 
 def test_every_phase_the_rules_give_is_documented():
     assert set(compile_timing._EXACT.values()) <= set(compile_timing.PHASES)
+
+
+def test_compiling_does_what_plain_torch_compile_does_before_the_first_call():
+    # torch.compile(backend="inductor") imports Inductor's compile_fx while it builds the model
+    # (get_compiler_config); through our backend object that import must happen there too, not in
+    # the first call that compile_s times. A fresh process, so nothing imported it before.
+    import subprocess
+    import sys
+    from conftest import WORKER_DIR
+    script = (
+        "import sys, torch\n"
+        "from fusescope_worker.compile_timing import compile_module\n"
+        "from fusescope_worker.capture.backend_wrapper import CapturingBackend\n"
+        "from fusescope_worker.shapes import quiet_session\n"
+        "backend = CapturingBackend('inductor', {'mode': None, 'inductor': {}}, quiet_session('inductor'))\n"
+        "assert 'torch._inductor.compile_fx' not in sys.modules\n"
+        "compile_module(torch.nn.Linear(2, 2), backend, {'fullgraph': False, 'dynamic': None})\n"
+        "print('torch._inductor.compile_fx' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=str(WORKER_DIR),
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "True", out.stdout

@@ -133,6 +133,39 @@ def test_minimums_come_first_and_off_stops_at_them(monkeypatch):
     assert off["stopped_by"] == "min" and off["compiled"] == 12
 
 
+def test_settle_calls_come_right_before_each_timed_call_of_their_side():
+    calls = []
+
+    def timed(fn, sync):
+        fn()
+        calls[-1] = calls[-1].upper()  # the call timed_call made is the timed one
+        return 1.0
+    settings = {"warmup": 1, "min_runs": 3, "min_time_s": 0.0, "max_runs": 3, "max_time_s": 60.0,
+                "confidence_pct": 0, "settle": 2}
+    import unittest.mock
+    with unittest.mock.patch.object(measure, "timed_call", timed):
+        runs = measure.interleaved(lambda: calls.append("e"), lambda: calls.append("c"), settings, lambda: None,
+                                   Sink(), lambda f, m: None)
+    # warm-up e c, then per pair: two untimed eager calls, the timed eager, the same for compiled
+    assert "".join(calls) == "ec" + "eeEccC" * 3
+    assert runs["settle"] == 2 and measure.outcome(runs)["settle"] == 2
+    calls.clear()
+    with unittest.mock.patch.object(measure, "timed_call", timed):
+        measure.interleaved(lambda: calls.append("e"), lambda: calls.append("c"), {**settings, "settle": 0},
+                            lambda: None, Sink(), lambda f, m: None)
+    assert "".join(calls) == "ec" + "EC" * 3  # settle 0: each timed call right after the other side's
+
+
+def test_request_takes_and_checks_settle():
+    from fusescope_worker import request
+    base = {"type": "run", "id": "r", "model": "demo:mlp", "backend": "eager"}
+    assert request.parse_run(base).measure["settle"] == 0  # absent (older clients): none
+    assert request.parse_run({**base, "measure": {"settle": 3}}).measure["settle"] == 3
+    for bad in (-1, 17, 1.5, "1", True):
+        with pytest.raises(Exception, match="settle"):
+            request.parse_run({**base, "measure": {"settle": bad}})
+
+
 def test_request_takes_and_checks_confidence_pct():
     from fusescope_worker import request
     base = {"type": "run", "id": "r", "model": "demo:mlp", "backend": "eager"}

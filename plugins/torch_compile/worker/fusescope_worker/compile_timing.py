@@ -279,8 +279,19 @@ def capturing_backend(name: str, options: dict, session, label: str | None = Non
 
 
 def compile_module(module, backend, options: dict):
-    """torch.compile of `module` with a backend object and the request's fullgraph and dynamic."""
-    return torch.compile(module, backend=backend, fullgraph=options["fullgraph"], dynamic=options["dynamic"])
+    """torch.compile of `module` with a backend object and the request's fullgraph and dynamic.
+
+    torch.compile(backend="inductor") asks its backend for its compiler config while it builds the
+    compiled model (torch._dynamo.optimize calls backend.get_compiler_config()), and that imports
+    Inductor's compile_fx before the first call. A backend object is wrapped in a
+    _TorchCompileWrapper, which has no get_compiler_config, so without the call below our first
+    call paid that import instead: 0.8 s of a 4.5 s compile of bench/fidelity's small MLP
+    (docs/measurement.md, "Compile time"). Asking here puts it where plain torch.compile puts it."""
+    compiled = torch.compile(module, backend=backend, fullgraph=options["fullgraph"], dynamic=options["dynamic"])
+    get_config = getattr(backend, "get_compiler_config", None)
+    if get_config is not None:
+        get_config()
+    return compiled
 
 
 def enter_inductor_capture(stack, backends_used, sessions: list, recorder, trace_dir: str, wants_trace: bool) -> None:

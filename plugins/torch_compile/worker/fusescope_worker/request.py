@@ -7,8 +7,10 @@ from .errors import BAD_REQUEST, WorkerError
 from .placement import MALLOC_POLICIES
 
 # confidence_pct: the stopping rule's target (measure.py); absent from a request, the rule is off.
+# settle: untimed calls of a side right before each of its timed calls (measure.py); absent, none.
 DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0,
-                   "confidence_pct": 0.0}
+                   "confidence_pct": 0.0, "settle": 0}
+MAX_SETTLE = 16
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
 DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
 DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
@@ -100,8 +102,10 @@ def parse_run(request: dict) -> RunRequest:
         raise _bad("request field 'device' must be a non-empty string")
     run.device = device
     run.measure = _merged(request, "measure", DEFAULT_MEASURE)
-    for name in ("warmup", "min_runs", "max_runs"):
+    for name in ("warmup", "min_runs", "max_runs", "settle"):
         _number(run.measure, "measure", name, integer=True)
+    if run.measure["settle"] > MAX_SETTLE:
+        raise _bad(f"request field 'measure.settle' must be a number of calls from 0 to {MAX_SETTLE}")
     for name in ("min_time_s", "max_time_s", "confidence_pct"):
         _number(run.measure, "measure", name, integer=False)
     if run.measure["confidence_pct"] > 100:
