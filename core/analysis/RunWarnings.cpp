@@ -69,6 +69,32 @@ std::optional<RunWarning> pageFaults(const BackendRun& run) {
                           "process allocated before; --malloc steady avoids it (docs/measurement.md)"};
 }
 
+// Calls so short that switching sides costs a visible share of each timed call, with too few
+// settle calls to hide it: the interleaved medians read high against blocks of one function.
+std::optional<RunWarning> shortCalls(const BackendRun& run) {
+    if (!run.measure || run.status != RunStatus::Ok)
+        return std::nullopt;
+    const int settle = run.measure->settle.value_or(0);
+    if (settle >= kShortCallSettle)
+        return std::nullopt;
+    std::optional<double> shortest;
+    for (const auto* samples : {&run.eagerSamplesMs, &run.compiledSamplesMs}) {
+        if (static_cast<int>(samples->size()) < kHighVarianceMinSamples)
+            continue;
+        const double median = computeLatencyStats(*samples).median;
+        if (median > 0 && (!shortest || median < *shortest))
+            shortest = median;
+    }
+    if (!shortest || !(*shortest < kShortCallMs))
+        return std::nullopt;
+    return RunWarning{
+        "short_calls",
+        "calls of " + format::milliseconds(*shortest) + " ms measured with settle " + std::to_string(settle) +
+            ": on calls this short the first call after the other side ran reads "
+            "up to 12 % slow; --settle " +
+            std::to_string(kShortCallSettle) + " or more narrows it (docs/measurement.md, \"Settle calls\")"};
+}
+
 } // namespace
 
 std::optional<ConfidenceOutcome> confidenceOutcome(const BackendRun& run) {
@@ -117,6 +143,8 @@ std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
     if (auto w = highVariance(run.eagerSamplesMs, "eager"))
         out.push_back(std::move(*w));
     if (auto w = lowConfidence(run))
+        out.push_back(std::move(*w));
+    if (auto w = shortCalls(run))
         out.push_back(std::move(*w));
     if (auto w = pageFaults(run))
         out.push_back(std::move(*w));

@@ -15,9 +15,14 @@ inline constexpr int kHighVarianceMinSamples = 4;
 // page_faults: more minor page faults per timed call than this, on either side, in a worker
 // whose allocator was not the steady policy (docs/measurement.md "The allocator").
 inline constexpr double kPageFaultsPerCall = 100;
+// short_calls: a median call under kShortCallMs on either side, measured with fewer than
+// kShortCallSettle settle calls. The first call after the other side ran cost 8-12 % on a
+// 0.11 ms compiled MLP at settle 1 (docs/measurement.md, "Re-run on a second VM").
+inline constexpr double kShortCallMs = 0.25;
+inline constexpr int kShortCallSettle = 4;
 
-// Warnings derived from a run's own samples: high_variance, page_faults (kPageFaultsPerCall), and
-// low_confidence when the worker
+// Warnings derived from a run's own samples: high_variance, page_faults (kPageFaultsPerCall),
+// short_calls (kShortCallMs, kShortCallSettle) and low_confidence when the worker
 // was asked for a confidence target (RunMeasure::confidencePct) and the speedup's 95 % interval
 // computed from the samples is wider, i.e. a cap stopped the timing first (docs/measurement.md, "Warnings").
 // Never stored in a report: computed from the samples each time, so the report cannot disagree with itself.

@@ -706,6 +706,12 @@ void readResultFields(const Reader& r, BackendRun& run) {
             measure.eagerFaultsPerCall = count("eager");
             measure.compiledFaultsPerCall = count("compiled");
         }
+        if (auto settle = m->optInt64("settle")) { // untimed calls before each timed one
+            if (*settle < 0 || *settle > 1000)
+                m->failAt("settle", "expected a number of calls from 0 to 1000");
+            else
+                measure.settle = static_cast<int>(*settle);
+        }
         run.measure = std::move(measure);
     }
     if (r.has("workload"))

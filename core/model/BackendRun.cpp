@@ -227,6 +227,8 @@ void to_json(json& j, const RunMeasure& m) {
     if (m.eagerFaultsPerCall || m.compiledFaultsPerCall)
         j["faults_per_call"] = {{"eager", orNull(m.eagerFaultsPerCall)},
                                 {"compiled", orNull(m.compiledFaultsPerCall)}};
+    if (m.settle)
+        j["settle"] = *m.settle;
 }
 
 void to_json(json& j, const BackendRun& r) {

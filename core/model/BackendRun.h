@@ -180,6 +180,9 @@ struct RunMeasure {
     // older results and from runners that do not count them.
     std::optional<double> eagerFaultsPerCall;
     std::optional<double> compiledFaultsPerCall;
+    // Untimed calls of each side before each timed call (`settle`, docs/measurement.md); absent
+    // in results from before settle calls, which were measured with none.
+    std::optional<int> settle;
 };
 
 // Generated source a backend produced (Inductor's output_code.py, a TVM module...).

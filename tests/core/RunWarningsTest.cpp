@@ -100,6 +100,51 @@ TEST(RunWarningsTest, PageFaultsPerCallDecodeAndWarnOnlyOffTheSteadyPolicy) {
     EXPECT_NE(status->message.find("measure.faults_per_call.eager"), std::string::npos) << status->message;
 }
 
+// short_calls (docs/measurement.md, "Settle calls"): a 0.11 ms median measured with settle 1
+// warns, with settle 4 it does not, nor does a 2 ms call at settle 1; `measure.settle` is decoded,
+// round-trips through the report, and a negative count is refused with its path.
+TEST(RunWarningsTest, ShortCallsWarnBelowFourSettleCallsOnly) {
+    BackendRun run = testdata::sampleReport().backends[0];
+    nlohmann::json result = {{"type", "result"},
+                             {"backend", run.name},
+                             {"status", "ok"},
+                             {"measure", {{"confidence_pct", 0.0}, {"stopped_by", "min"}, {"settle", 1}}}};
+    ASSERT_FALSE(codec::decodeRunResult(result, run));
+    ASSERT_TRUE(run.measure && run.measure->settle);
+    EXPECT_EQ(*run.measure->settle, 1);
+    run.status = RunStatus::Ok;
+    run.eagerSamplesMs = {0.10, 0.11, 0.10, 0.11, 0.10, 0.11};
+    run.compiledSamplesMs = {0.12, 0.11, 0.12, 0.11, 0.12, 0.11};
+    auto found = codes(derivedWarnings(run));
+    ASSERT_NE(std::find(found.begin(), found.end(), "short_calls"), found.end());
+    for (const auto& w : derivedWarnings(run))
+        if (w.code == "short_calls")
+            EXPECT_NE(w.message.find("settle 1"), std::string::npos) << w.message;
+
+    Report report = testdata::sampleReport();
+    report.backends[0] = run;
+    auto back = parseReport(codec::dumpJson(nlohmann::json(report)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_TRUE(back.value().backends[0].measure);
+    EXPECT_EQ(back.value().backends[0].measure->settle, 1);
+
+    run.measure->settle = kShortCallSettle;
+    found = codes(derivedWarnings(run));
+    EXPECT_EQ(std::find(found.begin(), found.end(), "short_calls"), found.end());
+
+    run.measure->settle = 1;
+    run.eagerSamplesMs = {2.0, 2.1, 2.0, 2.1, 2.0, 2.1};
+    run.compiledSamplesMs = {1.0, 1.1, 1.0, 1.1, 1.0, 1.1};
+    found = codes(derivedWarnings(run));
+    EXPECT_EQ(std::find(found.begin(), found.end(), "short_calls"), found.end());
+
+    result["measure"]["settle"] = -1;
+    BackendRun bad;
+    auto status = codec::decodeRunResult(result, bad, "result");
+    ASSERT_TRUE(status);
+    EXPECT_NE(status->message.find("measure.settle"), std::string::npos) << status->message;
+}
+
 TEST(RunWarningsTest, AReportWithoutWarningsStillLoads) {
     nlohmann::json j = busyReport();
     for (auto& b : j["backends"]) {
