@@ -91,8 +91,9 @@ std::optional<RunWarning> shortCalls(const BackendRun& run) {
         "short_calls",
         "calls of " + format::milliseconds(*shortest) + " ms measured with settle " + std::to_string(settle) +
             ": on calls this short the first call after the other side ran reads "
-            "up to 12 % slow; --settle " +
-            std::to_string(kShortCallSettle) + " or more narrows it (docs/measurement.md, \"Settle calls\")"};
+            "up to 12 % slow; settle " +
+            std::to_string(kShortCallSettle) +
+            " or more narrows it (--settle, Options > Settle calls; docs/measurement.md, \"Settle calls\")"};
 }
 
 } // namespace
