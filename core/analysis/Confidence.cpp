@@ -49,4 +49,20 @@ std::optional<MedianInterval> medianConfidenceInterval(std::span<const double> s
     return ci;
 }
 
+void ConfidenceRule::add(double eagerMs, double compiledMs) {
+    if (eagerMs > 0 && compiledMs > 0)
+        m_ratios.push_back(eagerMs / compiledMs);
+}
+
+bool ConfidenceRule::reached(int pairs) {
+    if (!enabled() || pairs < m_nextCheck)
+        return false;
+    m_nextCheck = pairs + std::max(5, static_cast<int>(pairs * 0.05));
+    const auto ci = medianConfidenceInterval(m_ratios);
+    m_lastHalfWidth.reset();
+    if (ci)
+        m_lastHalfWidth = ci->halfWidthPercent();
+    return m_lastHalfWidth && *m_lastHalfWidth <= m_targetPct;
+}
+
 } // namespace fusescope

@@ -3,6 +3,7 @@
 #include <optional>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace fusescope {
 
@@ -33,5 +34,31 @@ struct MedianInterval {
 
 std::optional<MedianInterval> medianConfidenceInterval(std::span<const double> samples,
                                                        double level = kConfidenceLevel);
+
+// The stopping rule's confidence target (docs/measurement.md, "Stopping rule") for timing loops
+// on this side (the LibTorch runner's pairs, core/capture/PairedTiming.h), the same rule as the
+// worker's fusescope_worker/confidence.py ConfidenceRule: the paired ratios eager/compiled are
+// checked at 6 pairs, then every 5 pairs or 5 % more, whichever is more, and the target is
+// reached when the 95 % interval of their median is within +-targetPct % of it.
+class ConfidenceRule {
+public:
+    explicit ConfidenceRule(double targetPct)
+        : m_targetPct(targetPct > 0 ? targetPct : 0) {}
+
+    bool enabled() const { return m_targetPct > 0; }
+    double targetPct() const { return m_targetPct; }
+    // A pair where either side is not > 0 is left out, as pairedSpeedup leaves it out.
+    void add(double eagerMs, double compiledMs);
+    // True when the target is met; computed only when `pairs` reached the next check point.
+    bool reached(int pairs);
+    // The half-width (percent) found at the last check, or nullopt before one (or under 6 ratios).
+    std::optional<double> lastHalfWidth() const { return m_lastHalfWidth; }
+
+private:
+    double m_targetPct = 0;
+    std::vector<double> m_ratios;
+    int m_nextCheck = 6;
+    std::optional<double> m_lastHalfWidth;
+};
 
 } // namespace fusescope

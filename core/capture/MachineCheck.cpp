@@ -73,10 +73,14 @@ std::optional<int64_t> parsePidStatTicks(const std::string& text) {
     }
 }
 
-MachineSnapshot readMachineSnapshot() {
+MachineSnapshot readMachineSnapshot(const std::vector<int>& alsoOurs) {
     MachineSnapshot s;
     s.cpus = parseProcStat(readFile("/proc/stat"));
     s.ownTicks = parsePidStatTicks(readFile("/proc/self/stat"));
+    for (int pid : alsoOurs)
+        if (auto ticks = parsePidStatTicks(readFile(("/proc/" + std::to_string(pid) + "/stat").c_str()));
+            ticks && s.ownTicks)
+            *s.ownTicks += *ticks;
     return s;
 }
 

@@ -36,7 +36,9 @@ std::map<int, CpuTicks> parseProcStat(const std::string& text);
 std::optional<int64_t> parsePidStatTicks(const std::string& text);
 
 // Reads /proc now (empty snapshot where it is not readable: the check is then skipped).
-MachineSnapshot readMachineSnapshot();
+// `alsoOurs`: processes whose CPU time counts as this process's (the LibTorch runner's export
+// worker, which runs the eager calls of its pairs); one that has gone adds nothing.
+MachineSnapshot readMachineSnapshot(const std::vector<int>& alsoOurs = {});
 // The CPUs this process may run on (sched_getaffinity), or empty.
 std::vector<int> ownAffinity();
 

@@ -164,16 +164,8 @@ std::optional<RunError> AotInductorRunner::compile() {
 #endif
 }
 
-std::optional<RunError>
-AotInductorRunner::measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
-                           const std::function<void(std::vector<double>)>& onSamples) {
-    try {
-        d->info["runs"] = libtorch::timeCalls(settings, cancelled, onSamples, [this] { d->call(); });
-    } catch (const std::exception& e) {
-        return error(ErrorCode::RunFailed,
-                     std::string("the AOTInductor package raised when timed: ") + e.what());
-    }
-    return std::nullopt;
+void AotInductorRunner::call() {
+    d->call();
 }
 
 PeakMemory AotInductorRunner::measurePeakMemory() {

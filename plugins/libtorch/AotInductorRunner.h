@@ -24,8 +24,8 @@ public:
     std::optional<RunError> load(const nlohmann::json& exported) override;
     // Loads the package (extracts it, opens its library), then makes the first call.
     std::optional<RunError> compile() override;
-    std::optional<RunError> measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
-                                    const std::function<void(std::vector<double>)>& onSamples) override;
+    void call() override;
+    std::string callee() const override { return "the AOTInductor package"; }
     std::optional<RunError> checkAccuracy() override;
     PeakMemory measurePeakMemory() override;
 

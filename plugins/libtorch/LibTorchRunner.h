@@ -33,11 +33,11 @@ public:
     virtual std::optional<RunError> load(const nlohmann::json& exported) = 0;
     // Makes the model ready to be timed; stages known only in-process are converted here.
     virtual std::optional<RunError> compile() = 0;
-    // Warm-up, then timed calls with docs/measurement.md's stopping rule; `onSamples` receives
-    // chunks of at most 50 samples (ms). Stops early, without error, when `cancelled` says so.
-    virtual std::optional<RunError> measure(const MeasureSettings& settings,
-                                            const std::function<bool()>& cancelled,
-                                            const std::function<void(std::vector<double>)>& onSamples) = 0;
+    // One call of the ready model, for the runner's interleaved timing (core/capture/PairedTiming.h,
+    // RunnerMain.cpp); throws what the call throws. The timed loop is the runner's, not ours.
+    virtual void call() = 0;
+    // What a failing call is, for its error: "the TorchScript module", "the AOTInductor package".
+    virtual std::string callee() const = 0;
     virtual std::optional<RunError> checkAccuracy() = 0;
     // One more call, outside the timed samples, under LibTorch's memory profiler
     // (libtorch::profilerAllocatorPeak). Never throws: a failure is the result's reason.

@@ -1,9 +1,6 @@
 #include "LibTorchUtil.h"
 
-#include "capture/MachineCheck.h"
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -11,16 +8,6 @@
 #include <torch/script.h>
 
 namespace fusescope::libtorch {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-} // namespace
 
 TensorData readTensorData(const std::string& path) {
     TensorData data;
@@ -164,44 +151,6 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
     }
     acc.pass = acc.status == "pass";
     return acc;
-}
-
-nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bool()>& cancelled,
-                         const std::function<void(std::vector<double>)>& onSamples,
-                         const std::function<void()>& call) {
-    for (int i = 0; i < settings.warmup && !cancelled(); ++i)
-        call();
-    std::vector<double> chunk;
-    // The machine check of the timing window, the worker's rule (machine_check.py, MachineCheck.h)
-    // on the CPUs this runner may use: its own ticks are not counted as someone else's.
-    const MachineSnapshot machineBefore = readMachineSnapshot();
-    const auto start = Clock::now();
-    int runs = 0;
-    const int maxRuns = std::max(settings.maxRuns, 1);
-    while (!cancelled()) {
-        const auto callStart = Clock::now();
-        call();
-        chunk.push_back(secondsSince(callStart) * 1000.0);
-        ++runs;
-        if (chunk.size() >= 50) {
-            onSamples(std::move(chunk));
-            chunk.clear();
-        }
-        const double elapsed = secondsSince(start);
-        if (runs >= maxRuns || elapsed >= settings.maxTimeSeconds ||
-            (runs >= settings.minRuns && elapsed >= settings.minTimeSeconds))
-            break;
-    }
-    if (!chunk.empty())
-        onSamples(std::move(chunk));
-    nlohmann::json warnings = nlohmann::json::array();
-    for (const RunWarning& w : assessWindow(machineBefore, readMachineSnapshot(), ownAffinity(),
-                                            "while the LibTorch runner took samples"))
-        warnings.push_back({{"code", w.code}, {"message", w.message}});
-    return {{"compiled", runs},
-            {"warmup", settings.warmup},
-            {"elapsed_s", secondsSince(start)},
-            {"machine_warnings", warnings}};
 }
 
 PeakMemory profilerAllocatorPeak(const std::function<void()>& call) {

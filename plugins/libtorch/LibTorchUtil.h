@@ -34,14 +34,6 @@ void flattenTensors(const c10::IValue& value, std::vector<at::Tensor>& out);
 // tensors differs.
 Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference);
 
-// `settings.warmup` calls, then timed calls (steady_clock) until min_runs and min_time_s, or
-// max_runs or max_time_s, or `cancelled`. Samples (ms) go to `onSamples` in chunks of 50.
-// Returns {"compiled", "warmup", "elapsed_s", "machine_warnings"} (machine_busy / cpu_steal of
-// the timing window, MachineCheck.h). Exceptions of `call` propagate.
-nlohmann::json timeCalls(const MeasureSettings& settings, const std::function<bool()>& cancelled,
-                         const std::function<void(std::vector<double>)>& onSamples,
-                         const std::function<void()>& call);
-
 // docs/measurement.md "Peak memory" on the CPU, the way the worker measures it (memory.py):
 // `call` once under LibTorch's Kineto profiler (ProfilerConfig KINETO, profile_memory, CPU
 // activity, this thread: torch::autograd::profiler::prepareProfiler / enableProfiler /

@@ -7,28 +7,27 @@
 // kills the process group mid-phase.
 //
 // The model is exported by the Python worker (export_torchscript / export_aoti), started here as
-// a child in this process's group with FUSESCOPE_PYTHON; its stage, code, model and eager
-// samples messages are relayed on this runner's channel.
+// a child in this process's group with FUSESCOPE_PYTHON (ExportWorker.h); its stage, code and
+// model messages are relayed on this runner's channel, and it stays alive to make the eager calls
+// that the runner interleaves with its compiled ones.
 
 #include "AotInductorRunner.h"
 #include "DeploymentProbe.h"
+#include "ExportWorker.h"
 #include "LibTorchUtil.h"
 #include "TorchScriptRunner.h"
 #include "capture/RunRequest.h"
-#include "capture/StderrTail.h"
 #include "capture/WorkerProcess.h"
 #include "codec/Json.h"
 #include "codec/Reader.h"
 #include "codec/Records.h"
 #include "model/ErrorCode.h"
 #include "model/JsonUtil.h"
-#include "stream/LineSplitter.h"
 #include "stream/WorkerStream.h"
 
 #include <ATen/Parallel.h>
 #include <QCoreApplication>
 #include <QDir>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <cerrno>
 #include <csignal>
@@ -39,7 +38,6 @@
 #include <malloc.h>
 #include <sched.h>
 #include <string>
-#include <sys/prctl.h>
 #include <thread>
 #include <torch/headeronly/version.h>
 #include <unistd.h>
@@ -227,171 +225,20 @@ bool isCpuOom(const std::string& message) {
     return false;
 }
 
-struct Exported {
-    json reply;                    // torchscript_exported / aoti_exported
-    std::optional<RunError> error; // the export failed: relayed already when it came as a message
-    bool relayedError = false;
-    std::vector<std::string> notes;
-};
-
-// Step 1 (docs/libtorch.md): the Python worker exports the model and times eager. Its messages
-// are relayed; its hello becomes this runner's hello.
-Exported exportModel(Channel& channel, const json& request, const std::string& outDir, bool& helloSent) {
-    Exported out;
-    const std::string backend = jsonutil::valueOr<std::string>(request, "backend", "");
-    const bool aoti = backend == "aot_inductor";
-    const std::string replyType = aoti ? "aoti_exported" : "torchscript_exported";
-    const json exportRequest = {{"type", aoti ? "export_aoti" : "export_torchscript"},
-                                {"id", backend},
-                                {"model", request.value("model", json())},
-                                {"device", "cpu"},
-                                {"inputs", request.value("inputs", json())},
-                                {"out_dir", outDir},
-                                {"measure", request.value("measure", json::object())},
-                                {"placement", request.value("placement", json::object())}};
-    const QString python = qEnvironmentVariable("FUSESCOPE_PYTHON", QStringLiteral("python3"));
-    QProcess process;
-    const std::string token = newChannelToken();
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(kChannelTokenVariable, QString::fromStdString(token));
-    process.setProcessEnvironment(environment);
-    process.setProgram(python);
-    process.setArguments({"-m", "fusescope_worker"});
-    // In this runner's process group (the C++ side kills the group when the run ends), and
-    // killed if the runner dies first.
-    process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
-    process.start();
-    if (!process.waitForStarted(30'000)) {
-        out.error =
-            RunError{toString(ErrorCode::WorkerStartFailed),
-                     "backend " + backend + ": cannot start the capture worker with Python '" +
-                         python.toStdString() + "' for the export: " + process.errorString().toStdString() +
-                         ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.",
-                     {},
-                     {}};
-        return out;
+// Step 1 (docs/libtorch.md): the export worker's messages on this runner's channel. Its hello
+// becomes this runner's; its progress is scaled into the first 30 % of the run.
+void relayExport(Channel& channel, json message) {
+    const std::string type = jsonutil::valueOr<std::string>(message, "type", "");
+    if (type == "hello") {
+        if (auto env = codec::decodeEnvironment(message))
+            channel.send(helloFor(&env.value()));
+        return;
     }
-    g_child = static_cast<sig_atomic_t>(process.processId());
-    const std::string line = codec::dumpJson(exportRequest) + "\n";
-    process.write(line.data(), static_cast<qint64>(line.size()));
-    process.closeWriteChannel();
-
-    // The export worker's lines, read here rather than by a WorkerStream: each message is relayed
-    // as it came (the C++ side's WorkerStream decodes it once, there).
-    LineSplitter lines;
-    bool handshake = false;
-    std::vector<std::string> problems;
-    size_t problemCount = 0;
-    auto problem = [&](const std::string& what) {
-        if (problems.size() < 100)
-            problems.push_back(what);
-        ++problemCount;
-    };
-    StderrTail stderrTail;
-    auto readStderr = [&] {
-        const QByteArray bytes = process.readAllStandardError();
-        if (bytes.isEmpty())
-            return;
-        stderrTail.append(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
-        std::cerr.write(bytes.constData(), bytes.size()); // the run's log shows the export's too
-        std::cerr.flush();
-    };
-    auto handle = [&](std::string_view bytes) {
-        for (const auto& line : lines.feed(bytes)) {
-            if (line.empty())
-                continue;
-            if (line.size() <= token.size() || line.compare(0, token.size(), token) != 0 ||
-                line[token.size()] != ' ') {
-                problem("a line without the channel token; ignored");
-                continue;
-            }
-            auto parsed = codec::parseJson(std::string_view(line).substr(token.size() + 1));
-            if (!parsed || !parsed.value().value.is_object()) {
-                problem(parsed ? "a line that is not a JSON object"
-                               : "not JSON (" + parsed.error().message + ")");
-                continue;
-            }
-            json message = std::move(parsed.value().value);
-            const std::string type = jsonutil::valueOr<std::string>(message, "type", "");
-            if (!handshake) {
-                if (type != "hello") {
-                    problem("expected the \"hello\" handshake first, got \"" + type + "\"");
-                    continue;
-                }
-                auto env = codec::decodeEnvironment(message);
-                if (!env) {
-                    problem("hello: " + env.error().message);
-                    continue;
-                }
-                handshake = true;
-                channel.send(helloFor(&env.value()));
-                helloSent = true;
-            } else if (type == "progress") {
-                const double fraction = jsonutil::valueOr<double>(message, "fraction", -1.0);
-                message["fraction"] = fraction < 0 ? -1.0 : fraction * 0.3; // the export is 30 % of the run
-                channel.send(message);
-            } else if (type == "model" || type == "stage" || type == "code" || type == "samples") {
-                channel.send(message);
-            } else if (type == "error") {
-                auto error = codec::decodeRunError(message);
-                if (!error) {
-                    problem("error: " + error.error().message);
-                    continue;
-                }
-                if (!out.error)
-                    out.error = std::move(error).value();
-                channel.send(message);
-                out.relayedError = true;
-            } else if (type == replyType) {
-                out.reply = std::move(message);
-            }
-        }
-    };
-    while (process.state() != QProcess::NotRunning) {
-        process.waitForReadyRead(100);
-        const QByteArray bytes = process.readAllStandardOutput();
-        handle(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
-        readStderr();
+    if (type == "progress") {
+        const double fraction = jsonutil::valueOr<double>(message, "fraction", -1.0);
+        message["fraction"] = fraction < 0 ? -1.0 : fraction * 0.3;
     }
-    g_child = 0;
-    const QByteArray rest = process.readAllStandardOutput();
-    handle(std::string_view(rest.constData(), static_cast<size_t>(rest.size())));
-    if (!lines.pending().empty())
-        problem("the stream ended inside a line (truncated output)");
-    readStderr();
-
-    const std::string who = "backend " + backend + ": the export worker (Python)";
-    if (out.error) {
-        // the worker said what went wrong
-    } else if (!handshake) {
-        const std::string tail = stderrTail.lastLines(3);
-        const bool crashed = process.exitStatus() == QProcess::CrashExit || process.exitCode() != 0;
-        if (!problems.empty() || !crashed)
-            out.error =
-                RunError{toString(ErrorCode::ProtocolError),
-                         who + "'s output broke the protocol (" +
-                             (problems.empty() ? std::string("no handshake") : problems.front()) + ")",
-                         {},
-                         {}};
-        else
-            out.error = RunError{toString(ErrorCode::WorkerCrashed),
-                                 who + " ended before its handshake" +
-                                     (tail.empty() ? "" : "; its last words: " + tail),
-                                 {},
-                                 {}};
-    } else if (out.reply.is_null()) {
-        const std::string tail = stderrTail.lastLines(3);
-        out.error = RunError{toString(ErrorCode::WorkerCrashed),
-                             who + " ended without exporting the model" +
-                                 (tail.empty() ? "" : "; its last words: " + tail),
-                             {},
-                             {}};
-    }
-    if (problemCount > 0 && handshake)
-        out.notes.push_back(
-            std::to_string(problemCount) +
-            " line(s) on the export worker's protocol channel were refused; the first: " + problems.front());
-    return out;
+    channel.send(message);
 }
 
 // The verdict when the compiled model did not compile or run (accuracy.py failed_to_run).
@@ -438,7 +285,10 @@ int runBackend(Channel& channel, const json& request) {
 
     QTemporaryDir dir; // the export's files; removed as soon as LibTorch has loaded them
     bool helloSent = false;
-    Exported exported = exportModel(channel, request, dir.path().toStdString(), helloSent);
+    libtorch::ExportWorker exporter(
+        backend, [&](const json& message) { relayExport(channel, message); }, stopRequested,
+        [](qint64 pid) { g_child = static_cast<sig_atomic_t>(pid); });
+    const libtorch::Exported exported = exporter.exportModel(request, dir.path().toStdString(), helloSent);
     if (!helloSent)
         channel.send(helloFor(nullptr));
     if (stopRequested())
@@ -464,6 +314,7 @@ int runBackend(Channel& channel, const json& request) {
     PeakMemory peak;
     peak.reason = "the run ended before it";
     json deployment; // null until measured: the artifact loaded in fresh processes (DeploymentProbe)
+    std::optional<PairedTimingResult> timing;
     const MeasureSettings measure = MeasureSettings::fromJson(request.value("measure", json()));
     {
         std::unique_ptr<LibTorchRunner> runner;
@@ -499,17 +350,46 @@ int runBackend(Channel& channel, const json& request) {
         }
         dir.remove(); // loaded (AOTInductor: extracted by its loader); nothing reads the files again
         if (!failure && !stopRequested()) {
+            // Eager (the export worker) and compiled (here) interleaved, the worker's protocol and
+            // stopping rule (docs/libtorch.md, "Interleaved timing"; core/capture/PairedTiming.h).
             channel.progress("measure", 0.5,
-                             aoti ? "timing the AOTInductor package" : "timing the TorchScript module");
+                             std::string("timing eager PyTorch and ") +
+                                 (aoti ? "the AOTInductor package" : "the TorchScript module") +
+                                 ", interleaved");
             bool first = true;
-            failure = runner->measure(measure, stopRequested, [&](std::vector<double> ms) {
-                channel.send({{"type", "samples"}, {"id", id}, {"series", "compiled"}, {"ms", ms}});
-                if (first) {
+            PairedCalls calls;
+            calls.eager = [&](int untimed, bool timed) { return exporter.eagerCall(untimed, timed); };
+            calls.compiled = [&] { runner->call(); };
+            calls.cancelled = stopRequested;
+            calls.onSamples = [&](const std::string& series, std::vector<double> ms) {
+                channel.send({{"type", "samples"}, {"id", id}, {"series", series}, {"ms", ms}});
+                if (first && series == "compiled") {
                     first = false;
                     injectFault(backend);
                 }
-            });
+            };
+            calls.onProgress = [&](double fraction, const std::string& message) {
+                channel.progress("measure", 0.5 + 0.4 * fraction, message);
+            };
+            // The export worker's CPU time is this run's, not another process's.
+            calls.snapshot = [&] { return readMachineSnapshot({static_cast<int>(exporter.pid())}); };
+            calls.window = "while the LibTorch runner took samples";
+            try {
+                timing = timePairs(measure, calls);
+                info["runs"] = {{"eager", timing->pairs},
+                                {"compiled", timing->pairs},
+                                {"warmup", timing->warmup},
+                                {"elapsed_s", timing->elapsedSeconds}};
+            } catch (const libtorch::EagerCallFailed& e) {
+                failure = e.error;
+            } catch (const std::exception& e) {
+                failure = RunError{toString(ErrorCode::RunFailed),
+                                   runner->callee() + " raised when timed: " + e.what(),
+                                   {},
+                                   {}};
+            }
         }
+        exporter.shutdown(); // eager is not called again; its memory goes back before the peak call
         if (!failure && !stopRequested()) {
             // One more call, outside the samples: docs/measurement.md's CPU peak (docs/libtorch.md).
             channel.progress("memory", 0.9, "peak memory: one call under LibTorch's memory profiler");
@@ -568,13 +448,14 @@ int runBackend(Channel& channel, const json& request) {
                    {"graphs", -1},
                    {"graph_breaks", -1},
                    {"recompiles", -1},
-                   {"notes", exported.notes},
+                   {"notes", exporter.notes()},
                    {"placement", placement},
                    {"options", options}};
-    // machine_busy / cpu_steal of the timing window (LibTorchUtil.h, timeCalls), as the worker's rows.
-    if (auto runs = info.find("runs");
-        runs != info.end() && runs->is_object() && runs->contains("machine_warnings"))
-        result["warnings"] = (*runs)["machine_warnings"];
+    if (timing) {
+        // machine_busy / cpu_steal of the timing window, and what stopped it, as the worker's rows.
+        result["warnings"] = timing->machineWarnings;
+        result["measure"] = timing->measure;
+    }
     // Eager's peak is the worker's own measure when its export reply carries one.
     if (auto it = reply.find("eager_peak_memory_bytes"); it != reply.end() && it->is_number_integer())
         result["eager_peak_memory_bytes"] = *it;

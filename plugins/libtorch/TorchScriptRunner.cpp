@@ -231,16 +231,8 @@ std::optional<RunError> TorchScriptRunner::compile() {
     return std::nullopt;
 }
 
-std::optional<RunError>
-TorchScriptRunner::measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
-                           const std::function<void(std::vector<double>)>& onSamples) {
-    try {
-        d->info["runs"] = libtorch::timeCalls(settings, cancelled, onSamples, [this] { d->call(); });
-    } catch (const std::exception& e) {
-        return error(ErrorCode::RunFailed,
-                     std::string("the TorchScript module raised when timed: ") + e.what());
-    }
-    return std::nullopt;
+void TorchScriptRunner::call() {
+    d->call();
 }
 
 PeakMemory TorchScriptRunner::measurePeakMemory() {

@@ -31,8 +31,8 @@ public:
     // The deployment probe (DeploymentProbe.cpp): compile() stops after the first call, as a
     // deployed module's first call is; no optimized plan is waited for and no stage converted.
     void setFirstCallOnly(bool firstCallOnly);
-    std::optional<RunError> measure(const MeasureSettings& settings, const std::function<bool()>& cancelled,
-                                    const std::function<void(std::vector<double>)>& onSamples) override;
+    void call() override;
+    std::string callee() const override { return "the TorchScript module"; }
     std::optional<RunError> checkAccuracy() override;
     PeakMemory measurePeakMemory() override;
 

@@ -29,3 +29,34 @@ def test_a_crashing_and_a_hanging_runner_fail_their_own_rows_only():
     assert "12 s timeout" in hung["error"]
 
     assert rows["eager"]["status"] == "ok", rows["eager"]
+
+
+def test_rows_are_interleaved_with_eager_and_stop_by_the_workers_rule():
+    # Eager calls come from the export worker, pair by pair (docs/libtorch.md, "Interleaved
+    # timing"): as many eager samples as compiled ones, the measure record of a worker run.
+    proc = subprocess.run([cli_path(), "compare", "demo:mlp", "--backends", "torchscript", "--threads", "1",
+                           "--json", "--warmup", "1", "--min-runs", "8", "--min-time", "0", "--max-time", "5",
+                           "--settle", "2", "--confidence", "50"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    row = json.loads(proc.stdout)["backends"][0]
+    assert row["status"] == "ok", row
+    measure = row["measure"]
+    assert measure["confidence_pct"] == 50.0, measure
+    # +-50 % is met at the first check, once the minimum of 8 pairs is reached (the first check
+    # point, 6, has passed by then): the rule ran, on 8 pairs of eager and compiled samples
+    assert measure["stopped_by"] == "confidence" and measure["confidence_reached"], measure
+    assert row["speedup"]["pairs"] == 8, row["speedup"]
+    assert measure["faults_per_call"]["eager"] is not None and measure["faults_per_call"]["compiled"] is not None
+    assert not [w for w in row["warnings"] if w["code"] == "machine_busy"], row["warnings"]  # eager is ours
+
+
+def test_an_eager_call_failing_after_the_export_fails_the_row_with_its_reason(fixture_model):
+    model = fixture_model("eager_fails_later.py")
+    proc = subprocess.run([cli_path(), "compare", str(model), "--backends", "torchscript", "--threads", "1",
+                           "--json", *FAST, "--settle", "1"], capture_output=True, text=True, timeout=300)
+    row = json.loads(proc.stdout)["backends"][0]
+    assert row["status"] == "failed" and row["error_code"] == "model_failed", row
+    assert "deliberate failure on eager call 8" in row["error"], row["error"]
+    assert "while eager was timed beside the LibTorch backend" in row["error"]
+    assert row["compile_s"] is not None and row["stages"], row  # what the runner had stays

@@ -57,6 +57,12 @@ class LibTorchFamilyTest : public QObject {
         QVERIFY(run.model.has_value());
         QVERIFY(!run.eagerSamplesMs.empty());
         QVERIFY(run.compiledSamplesMs.size() >= 3);
+        // Interleaved pairs (docs/libtorch.md, "Interleaved timing"): one eager sample per compiled
+        // one, and the stopping rule's record of a worker run.
+        QCOMPARE(run.eagerSamplesMs.size(), run.compiledSamplesMs.size());
+        QVERIFY(run.measure.has_value());
+        QCOMPARE(run.measure->settle, std::optional<int>(1));
+        QVERIFY(!run.measure->stoppedBy.empty());
         QVERIFY(run.compileSeconds.has_value());
         QVERIFY(run.accuracy.has_value());
         QVERIFY2(run.accuracy->pass, ("max_abs " + std::to_string(run.accuracy->maxAbs)).c_str());
@@ -144,8 +150,8 @@ private slots:
         QCOMPARE(after->kernelCount(), 0);
     }
 
-    // The runner's timing window gets the worker's machine check (LibTorchUtil.h, timeCalls): with
-    // a spinning process per CPU beside it, the row carries machine_busy naming the runner.
+    // The runner's timing window gets the worker's machine check (core/capture/PairedTiming.h, timePairs):
+    // with a spinning process per CPU beside it, the row carries machine_busy naming the runner.
     void busyMachineWarns() {
         std::vector<std::unique_ptr<QProcess>> spinners;
         for (int i = 0; i < std::max(1, QThread::idealThreadCount()); ++i) {

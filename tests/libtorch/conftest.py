@@ -8,13 +8,15 @@ import sys
 WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "torch_compile", "worker")
 
 
-def ask(request: dict, timeout: float = 500) -> list[dict]:
+def ask(request: dict, timeout: float = 500, then: tuple = ()) -> list[dict]:
+    """`then`: lines written after the request (the runner's eager_call / shutdown requests)."""
     env = dict(os.environ, PYTHONPATH=os.path.abspath(WORKER))
-    done = subprocess.run([sys.executable, "-m", "fusescope_worker"], input=json.dumps(request) + "\n",
+    lines = "".join(json.dumps(r) + "\n" for r in (request, *then))
+    done = subprocess.run([sys.executable, "-m", "fusescope_worker"], input=lines,
                           capture_output=True, text=True, env=env, timeout=timeout)
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 def export_request(kind: str, request_id: str, model: str, out_dir, **extra) -> dict:
     return {"type": kind, "id": request_id, "model": model, "device": "cpu", "out_dir": str(out_dir),
-            "measure": {"warmup": 1, "min_runs": 2, "min_time_s": 0, "max_runs": 2}, **extra}
+            **extra}

@@ -4,21 +4,28 @@ import torch
 from conftest import ask, export_request
 
 
-def _ask(request: dict) -> list[dict]:
-    return ask(request, timeout=300)
+def _ask(request: dict, then: tuple = ()) -> list[dict]:
+    return ask(request, timeout=300, then=then)
 
 
 def _request(model: str, out_dir, **extra) -> dict:
     return export_request("export_torchscript", "t", model, out_dir, **extra)
 
 
-def test_export_writes_loadable_files_and_eager_samples(tmp_path):
-    messages = _ask(_request("demo:mlp", tmp_path, placement={"threads": 1, "pin": None}))
+def test_export_writes_loadable_files_then_serves_eager_calls(tmp_path):
+    # After the reply the worker answers the runner's eager calls (eager_server.py): a warm-up
+    # request (untimed only), two timed ones, then shutdown.
+    calls = ({"type": "eager_call", "untimed": 2, "timed": False},
+             {"type": "eager_call", "untimed": 1}, {"type": "eager_call", "untimed": 0},
+             {"type": "shutdown"}, {"type": "eager_call"})  # nothing is read after shutdown
+    messages = _ask(_request("demo:mlp", tmp_path, placement={"threads": 1, "pin": None}), then=calls)
     types = [m["type"] for m in messages]
     assert types[0] == "hello" and types[-1] == "bye"
-    assert "model" in types
-    eager = [ms for m in messages if m["type"] == "samples" for ms in m["ms"]]
-    assert len(eager) == 2
+    assert "model" in types and "samples" not in types  # the runner streams the eager series
+    answers = [m for m in messages if m["type"] == "eager_ms"]
+    assert types.index("torchscript_exported") < types.index("eager_ms")
+    assert [a["ms"] is None for a in answers] == [True, False, False], answers
+    assert all(a["ms"] > 0 and a["faults"] >= 0 for a in answers[1:])
     reply = next(m for m in messages if m["type"] == "torchscript_exported")
     assert reply["method"] == "script" and reply["script_error"] is None
     assert reply["eager_runs_differ"] is None  # two eager calls agreed
@@ -44,6 +51,16 @@ def test_a_bad_placement_is_refused_as_for_run(tmp_path):
     messages = _ask(_request("demo:mlp", tmp_path, placement={"threads": 0}))
     error = next(m for m in messages if m["type"] == "error")
     assert error["code"] == "bad_request" and "placement.threads" in error["message"]
+
+
+def test_a_bad_eager_call_is_refused_after_the_export(tmp_path):
+    messages = _ask(_request("demo:mlp", tmp_path), then=({"type": "eager_call", "untimed": -1},))
+    assert "torchscript_exported" in [m["type"] for m in messages]
+    error = next(m for m in messages if m["type"] == "error")
+    assert error["code"] == "bad_request" and "'untimed'" in error["message"], error
+    messages = _ask(_request("demo:mlp", tmp_path), then=({"type": "run"},))
+    error = next(m for m in messages if m["type"] == "error")
+    assert error["code"] == "bad_request" and "eager_call or shutdown" in error["message"], error
 
 
 def test_other_devices_are_refused(tmp_path):

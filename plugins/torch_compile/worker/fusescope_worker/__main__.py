@@ -1,7 +1,8 @@
 """Entry point: `python -m fusescope_worker`.
 
 Writes `hello`, then answers one `run` or `list_backends` request read from stdin and exits,
-so a crash or leak in one backend never reaches another (docs/protocol.md).
+so a crash or leak in one backend never reaches another (docs/protocol.md). After an export
+request it answers the LibTorch runner's eager calls first (eager_server.py).
 Exit status: 0 after a clean exit (also after a reported error), 3 after bad_request.
 """
 import signal
@@ -37,7 +38,7 @@ def _serve(channel, scratch) -> int:
                 break
             from .pipelines import EXPORTS
             if kind in EXPORTS:  # the LibTorch family's artefacts (docs/libtorch.md, pipelines.py)
-                EXPORTS[kind].serve(request, channel, scratch)
+                EXPORTS[kind].serve(request, channel, scratch, sys.stdin)
                 break
             if kind != "run":
                 raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' "

@@ -6,8 +6,8 @@ compiles it with torch._inductor.aoti_compile_and_package while the same Inducto
 `inductor` backend watch (capture/inductor_hooks.py), so its stages stream in the same schema:
 the exported graph, the AOTAutograd and post-grad graphs, the scheduler nodes before fusion and
 the kernels after. The kernels of the post_fusion stage are then checked against the C++ the
-package actually contains, which is sent as `code`. Eager is timed here with the usual stopping
-rule; the package is timed in C++.
+package actually contains, which is sent as `code`. The package is timed in C++, interleaved with
+eager calls this worker answers after the reply (eager_server.py).
 """
 import os
 import re
@@ -20,8 +20,7 @@ from . import backends, memory
 from .capture.session import CaptureSession
 from .deployment import eager_model_bytes
 from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, WorkerError, describe
-from .export_torchscript import _TensorData, _tensors_only, _time_eager, apply_placement, eager_reference, load_announced
-from .request import DEFAULT_MEASURE
+from .export_torchscript import _TensorData, _tensors_only, apply_placement, eager_reference, load_announced
 
 BACKEND = "aot_inductor"
 PACKAGE = "model.pt2"
@@ -175,9 +174,8 @@ def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[d
             "package_files": sorted(sources)}, exported
 
 
-def export(request: dict, channel, scratch) -> None:
+def export(request: dict, channel, scratch):
     model, out_dir = _check_request(request)
-    measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
     placed = apply_placement(request)
     loaded = load_announced(model, request, channel)
     os.makedirs(out_dir, exist_ok=True)
@@ -186,10 +184,9 @@ def export(request: dict, channel, scratch) -> None:
         compiled, exported = _compile(loaded, model, os.path.join(out_dir, PACKAGE), channel, scratch)
         data_path = os.path.join(out_dir, DATA)
         torch.jit.script(_TensorData(_flat_inputs(loaded, exported), [], [], reference)).save(data_path)
-        channel.progress("measure", 0.2, "timing eager PyTorch")
-        runs = _time_eager(loaded, measure, channel)
         # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
-    channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path, eager_first_call_s=eager_first_call, runs=runs,
+    channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path, eager_first_call_s=eager_first_call,
                  dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed,
                  eager_model_bytes=eager_model_bytes(loaded.module), **compiled)
+    return loaded

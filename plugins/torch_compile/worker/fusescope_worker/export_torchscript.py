@@ -1,8 +1,8 @@
 """The `export_torchscript` request (docs/libtorch.md): turn a model into files the LibTorch
 family runs in-process. Loads the model as `run` does, scripts it (torch.jit.script, falling
 back to torch.jit.trace with the example inputs), saves the TorchScript module, the example
-inputs and the eager reference outputs, and times eager with the same stopping rule as
-docs/measurement.md, so the C++ side has real eager samples to compare against.
+inputs and the eager reference outputs, and returns the loaded model: the worker then answers
+the runner's eager calls (eager_server.py), so eager and compiled samples are interleaved.
 """
 import os
 import time
@@ -13,9 +13,8 @@ from torch.utils import _pytree as pytree
 from . import accuracy, memory, placement
 from .deployment import eager_model_bytes
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, WorkerError, describe
-from .measure import SampleStream, timed_call
 from .models import load_model
-from .request import DEFAULT_MEASURE, _placement
+from .request import _placement
 
 
 class _TensorData(torch.nn.Module):
@@ -61,24 +60,6 @@ def _script(module, args, kwargs):
     return traced, "trace", why
 
 
-def _time_eager(loaded, settings: dict, channel) -> dict:
-    """Warm-up, then eager calls until min_runs and min_time_s, or max_runs or max_time_s."""
-    for _ in range(settings["warmup"]):
-        loaded()
-    stream = SampleStream(channel, "eager")
-    start = time.perf_counter()
-    runs = 0
-    while True:
-        stream.add(timed_call(loaded, lambda: None))
-        runs += 1
-        elapsed = time.perf_counter() - start
-        if runs >= max(settings["max_runs"], 1) or elapsed >= settings["max_time_s"] or (
-                runs >= settings["min_runs"] and elapsed >= settings["min_time_s"]):
-            break
-    stream.flush()
-    return {"eager": stream.count, "warmup": settings["warmup"], "elapsed_s": time.perf_counter() - start}
-
-
 def load_announced(model: str, request: dict, channel):
     """Load the model and send the `model` message, as a run does."""
     channel.progress("load", 0.0, f"loading {model}")
@@ -117,13 +98,12 @@ def eager_reference(loaded, channel):
     return eager_first_call, leaves, reference, differs
 
 
-def export(request: dict, channel) -> None:
+def export(request: dict, channel):
     model, out_dir = request.get("model"), request.get("out_dir")
     if not isinstance(model, str) or not model or not isinstance(out_dir, str) or not out_dir:
         raise WorkerError(BAD_REQUEST, "export_torchscript needs non-empty string fields 'model' and 'out_dir'")
     if request.get("device", "cpu") != "cpu":
         raise WorkerError(BAD_REQUEST, "export_torchscript: the LibTorch backends run on the CPU only")
-    measure = {**DEFAULT_MEASURE, **(request.get("measure") or {})}
     placed = apply_placement(request)
     loaded = load_announced(model, request, channel)
     with torch.no_grad():
@@ -143,11 +123,10 @@ def export(request: dict, channel) -> None:
                            _tensors_only([loaded.kwargs[n] for n in names], "keyword inputs", loaded.file),
                            reference)
         torch.jit.script(data).save(data_path)
-        channel.progress("measure", 0.2, "timing eager PyTorch")
-        runs = _time_eager(loaded, measure, channel)
         # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
     channel.send("torchscript_exported", model_path=model_path, data_path=data_path, method=method,
-                 eager_peak_memory_bytes=eager_peak, script_error=why, eager_first_call_s=eager_first_call, runs=runs,
+                 eager_peak_memory_bytes=eager_peak, script_error=why, eager_first_call_s=eager_first_call,
                  dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed,
                  eager_model_bytes=eager_model_bytes(loaded.module))
+    return loaded

@@ -135,19 +135,20 @@ class TvmRelax(Compiler):
         run.record(trace=dict(backend.NO_TRACE))
 
 
-def _export_torchscript(request: dict, channel, scratch) -> None:
+def _export_torchscript(request: dict, channel, scratch):
     from .export_torchscript import export
-    export(request, channel)
+    return export(request, channel)
 
 
-def _export_aoti(request: dict, channel, scratch) -> None:
+def _export_aoti(request: dict, channel, scratch):
     from .export_aoti import export
-    export(request, channel, scratch)
+    return export(request, channel, scratch)
 
 
 @dataclass(frozen=True)
 class Export:
-    """A LibTorch artefact request type (inference only): serve(request, channel, scratch) answers it."""
+    """A LibTorch artefact request type (inference only): serve(request, channel, scratch) answers it,
+    then answers the runner's eager calls on `lines` (eager_server.py) until shutdown."""
     name: str
     build: object
     workloads: tuple = ("inference",)
@@ -158,12 +159,16 @@ class Export:
         return Refusal(BAD_REQUEST, f"{self.name} prepares an inference artefact: the LibTorch runner runs "
                        f"inference only (workload.mode \"{workload}\")")
 
-    def serve(self, request: dict, channel, scratch) -> None:
+    def serve(self, request: dict, channel, scratch, lines) -> None:
         workload = request.get("workload")
         refusal = self.refusal((workload.get("mode") if isinstance(workload, dict) else None) or "inference")
         if refusal is not None:
             raise refusal.error(self.name)
-        self.build(request, channel, scratch)
+        loaded = self.build(request, channel, scratch)
+        import torch
+        from . import eager_server
+        with torch.no_grad():
+            eager_server.serve(loaded, channel, lines)
 
 
 COMPILERS = {c.name: c for c in (TorchCompile(), Mixed(), TvmRelax())}
