@@ -284,7 +284,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
             out << (c + 1 < rows[r].size() ? "  " : "\n");
         }
     }
-    out << "speedup: median eager / median compiled, interleaved in the same process; "
+    out << "speedup: median of the paired ratios eager / compiled (neighbouring calls); "
            "nodes: before fusion; kernels: after fusion\n";
     if (report.provenance) // what produced the report (docs/report-format.md, "provenance")
         for (const auto& line : provenanceLines(*report.provenance))

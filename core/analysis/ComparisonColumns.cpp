@@ -87,8 +87,9 @@ const std::vector<ComparisonColumn> kColumns = {
     {column::IqrMs, "iqr_ms", "IQR (ms)", "IQR ms", "Interquartile range of the compiled latency samples",
      true, [](const BackendRun& r) { return format::milliseconds(iqrMs(r)); }, iqrMs},
     {column::Speedup, "speedup", "Speedup", "speedup",
-     "Median eager / median compiled, interleaved in the same worker process", true,
-     [](const BackendRun& r) { return format::ratio(speedupOverEager(r)); },
+     "Median of the paired ratios eager / compiled (each pair two neighbouring calls; LibTorch rows: eager "
+     "from the export worker, docs/libtorch.md)",
+     true, [](const BackendRun& r) { return format::ratio(speedupOverEager(r)); },
      [](const BackendRun& r) { return speedupOverEager(r); }},
     {column::SpeedupCi, "speedup_ci95", "Speedup 95% CI", "95% CI",
      "95 % confidence interval of the median speedup (order statistics, docs/measurement.md); sorted by its "
