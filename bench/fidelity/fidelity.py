@@ -10,6 +10,10 @@ round, so slow drift of the machine hits both alike):
   - Reference: reference.py in a fresh process: torch.utils.benchmark `blocked_autorange`
     medians of eager and `torch.compile(backend="inductor")`, and the compiled first call in a
     fresh Inductor cache, at the thread count FuseScope used.
+With --libtorch the FuseScope run adds the `torchscript` backend, whose eager samples come from
+the LibTorch runner's export worker, interleaved across two processes (docs/libtorch.md,
+"Interleaved timing"); a second table compares that eager median with the reference's and with
+the inductor row's eager (same run), and gives the torchscript median.
 Prints a Markdown table (docs/measurement.md keeps the latest) and, with --json FILE, every raw
 number. Run it on an otherwise idle machine; it says what else was running.
 
@@ -43,12 +47,21 @@ def run_json(args: list[str], timeout: int = 1800) -> dict:
     return json.loads(proc.stdout)
 
 
-def fusescope(cli: str, model: pathlib.Path, extra: list[str]) -> dict:
-    report = run_json([cli, "compare", str(model), "--backends", "eager,inductor", "--json", "-q", "--no-stages", *extra])
-    row = next(b for b in report["backends"] if b["name"] == "inductor")
-    if row.get("status") != "ok":
-        sys.exit(f"FuseScope's inductor row failed on {model.name}: {row.get('error')}")
-    return {"eager_ms": row["eager_latency_ms"]["median"], "compiled_ms": row["latency_ms"]["median"],
+def fusescope(cli: str, model: pathlib.Path, extra: list[str], libtorch: bool = False) -> dict:
+    backends = "eager,inductor,torchscript" if libtorch else "eager,inductor"
+    report = run_json([cli, "compare", str(model), "--backends", backends, "--json", "-q", "--no-stages", *extra])
+    rows = {b["name"]: b for b in report["backends"]}
+    for name in backends.split(","):
+        if rows[name].get("status") != "ok":
+            sys.exit(f"FuseScope's {name} row failed on {model.name}: {rows[name].get('error')}")
+    row = rows["inductor"]
+    out = {}
+    if libtorch:
+        ts = rows["torchscript"]
+        out["torchscript"] = {"eager_ms": ts["eager_latency_ms"]["median"], "compiled_ms": ts["latency_ms"]["median"],
+                              "pairs": ts["speedup"]["pairs"], "stopped_by": (ts.get("measure") or {}).get("stopped_by"),
+                              "warnings": [w["code"] for w in ts.get("warnings", [])]}
+    return out | {"eager_ms": row["eager_latency_ms"]["median"], "compiled_ms": row["latency_ms"]["median"],
             "pairs": row["speedup"]["pairs"], "compile_s": row["compile_s"],
             "capture_s": row.get("capture_s"), "warm_compile_s": row.get("warm_compile_s"),
             "threads": row["placement"]["threads"], "warnings": [w["code"] for w in row.get("warnings", [])],
@@ -85,6 +98,8 @@ def main() -> None:
     parser.add_argument("--fusescope-args", default="", help="extra compare arguments (e.g. '--min-runs 3' for a smoke run)")
     parser.add_argument("--json", dest="json_out", help="write every raw number here")
     parser.add_argument("--pin", default="", help="bind both sides to these CPUs (FuseScope's --pin, os.sched_setaffinity)")
+    parser.add_argument("--libtorch", action="store_true",
+                        help="also run torchscript and compare its cross-process eager samples")
     parser.add_argument("--malloc", choices=("steady", "system"), default="steady",
                         help="the allocator policy of both sides (FuseScope's --malloc; reference.py --malloc)")
     options = parser.parse_args()
@@ -98,7 +113,7 @@ def main() -> None:
             got: dict = {}
             for side in sides:
                 if side == "fusescope":
-                    got["fs"] = fusescope(options.cli, model, extra)
+                    got["fs"] = fusescope(options.cli, model, extra, options.libtorch)
                 else:
                     threads = got["fs"]["threads"] if "fs" in got else (raw[name][-1]["fs"]["threads"] if raw.get(name) else 1)
                     got["ref"] = reference(python, model, threads, options.min_run_time, options.pin, options.malloc)
@@ -115,6 +130,16 @@ def main() -> None:
         ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
         print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} | {spread(fresh)} "
               f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
+    if options.libtorch:
+        print("\n| model | torchscript row's eager / reference eager | torchscript row's eager / inductor row's eager "
+              "| torchscript median (ms) | pairs |")
+        print("|---|---|---|---|---|")
+        for name, rounds in raw.items():
+            ts = [g["fs"]["torchscript"] for g in rounds]
+            to_ref = [t["eager_ms"] / g["ref"]["eager_ms"] for t, g in zip(ts, rounds)]
+            to_worker = [t["eager_ms"] / g["fs"]["eager_ms"] for t, g in zip(ts, rounds)]
+            print(f"| {name} | {spread(to_ref)} | {spread(to_worker)} | {spread([t['compiled_ms'] for t in ts])} "
+                  f"| {statistics.median(t['pairs'] for t in ts):.0f} |")
     print(f"\nRatios: median over {options.rounds} rounds (min–max); --malloc {options.malloc} on both sides. "
           f"{other_load()}.")
     print("\nPage faults per eager call (FuseScope's worker / reference), per round:")
