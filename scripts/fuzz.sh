@@ -12,7 +12,7 @@ set -euo pipefail
 
 seconds=${1:-600}
 case "$seconds" in '' | *[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 64 ;; esac
-targets=${FUSESCOPE_FUZZ_TARGETS:-fuzz_report fuzz_worker_stream fuzz_trace_chunk fuzz_kineto_trace fuzz_torch_trace}
+targets=${FUSESCOPE_FUZZ_TARGETS:-fuzz_report fuzz_worker_stream fuzz_export_stream fuzz_trace_chunk fuzz_kineto_trace fuzz_torch_trace}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

@@ -19,7 +19,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_trace_chunk", "fuzz_kineto_trace", "fuzz_torch_trace")
+TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_export_stream", "fuzz_trace_chunk", "fuzz_kineto_trace", "fuzz_torch_trace")
 HELLO = {"type": "hello", "protocol": "fusescope-worker", "version": 1, "worker": "0.1.0",
          "python": "3.11.7", "torch": "2.13.0+cpu", "devices": ["cpu"], "cuda": None, "pid": 1}
 BYE = {"type": "bye"}
@@ -62,9 +62,31 @@ class Corpus:
         self.add("fuzz_report", (json.dumps(report) + "\n").encode())
 
 
+def export_streams(corpus):
+    """fuzz_export_stream: the export worker's lines, each behind the target's token "fuzz"
+    (tests/fuzz/FuzzExportStream.cpp): an export that replies and answers eager calls, one that
+    fails, one whose eager call fails after the reply."""
+    def stream(messages):
+        return "".join("fuzz " + line(m) for m in messages).encode()
+
+    progress = {"type": "progress", "phase": "load", "fraction": 0.5, "message": "loading"}
+    reply = {"type": "torchscript_exported", "id": "torchscript", "method": "script", "path": "/tmp/m.pt",
+             "inputs_path": "/tmp/in.pt", "script_error": None}
+    runs = [
+        [HELLO, progress, {"type": "model", "id": "torchscript", "parameters": 10}, reply,
+         {"type": "eager_ms", "ms": None, "faults": None}, {"type": "eager_ms", "ms": 0.25, "faults": 0}, BYE],
+        [HELLO, progress, {"type": "error", "id": "torchscript", "code": "model_failed", "message": "boom"}, BYE],
+        [HELLO, reply, {"type": "eager_ms", "ms": 1.5, "faults": 2},
+         {"type": "error", "id": "torchscript", "code": "model_failed", "message": "forward raised"}],
+    ]
+    for messages in runs:
+        for header in STREAM_HEADERS:
+            corpus.add("fuzz_export_stream", header + stream(messages))
+
+
 def checked_in(corpus):
     for target in TARGETS:
-        for path in sorted((ROOT / "tests/fuzz/seeds" / target).glob("*")):
+        for path in sorted((ROOT / "tests/fuzz/seeds" / target).glob("*")):  # none for some targets
             corpus.add(target, path.read_bytes())
 
 
@@ -151,6 +173,7 @@ def main():
         sys.exit("usage: fuzz_seeds.py OUT_DIR")
     corpus = Corpus(pathlib.Path(sys.argv[1]))
     checked_in(corpus)
+    export_streams(corpus)
     kineto_traces(corpus)
     recorded_runs(corpus)
     fixture_reports(corpus)

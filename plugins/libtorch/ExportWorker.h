@@ -1,9 +1,9 @@
 #pragma once
 
+#include "capture/ExportStream.h"
 #include "capture/PairedTiming.h"
 #include "capture/StderrTail.h"
 #include "model/BackendRun.h"
-#include "stream/LineSplitter.h"
 
 #include <QtGlobal>
 #include <functional>
@@ -33,26 +33,26 @@ struct EagerCallFailed : std::runtime_error {
 };
 
 // The Python worker the runner starts to export the model (export_torchscript / export_aoti), a
-// child in the runner's process group. Until its reply, its hello, progress, model, stage, code
-// and error messages are relayed on the runner's channel (`relay`); after it, it stays alive with
-// eager PyTorch loaded and answers eager calls (fusescope_worker/eager_server.py), so that the
-// runner interleaves eager and compiled calls (core/capture/PairedTiming.h). One object, one
-// export, used from one thread.
+// child in the runner's process group. Its output is read by an ExportStream (core/capture): its
+// hello, decoded once, and until its reply its progress, model, stage, code and error messages go
+// to the runner (`handlers`); after the reply it stays alive with eager PyTorch loaded and answers
+// eager calls (fusescope_worker/eager_server.py), so that the runner interleaves eager and
+// compiled calls (core/capture/PairedTiming.h). One object, one export, used from one thread.
 class ExportWorker {
 public:
-    using Relay = std::function<void(const nlohmann::json&)>;
     // `onChild`: the worker's pid once started, 0 once it ended (the runner's SIGTERM handler
     // passes the signal on, so the worker removes its scratch files).
-    ExportWorker(std::string backend, Relay relay, std::function<bool()> stopRequested,
+    ExportWorker(std::string backend, ExportStream::Handlers handlers, std::function<bool()> stopRequested,
                  std::function<void(qint64)> onChild);
     ~ExportWorker(); // shuts the worker down (and kills it when it does not go)
     ExportWorker(const ExportWorker&) = delete;
     ExportWorker& operator=(const ExportWorker&) = delete;
 
     // Starts the worker and sends the export request built from the runner's `run` request;
-    // returns once the reply came, or the worker failed or ended. `helloSent`: the worker's hello
-    // was relayed as the runner's.
-    Exported exportModel(const nlohmann::json& runRequest, const std::string& outDir, bool& helloSent);
+    // returns once the reply came, or the worker failed or ended.
+    Exported exportModel(const nlohmann::json& runRequest, const std::string& outDir);
+    // The worker's hello came (and went to the handlers' `hello`).
+    bool handshakeDone() const { return m_stream.handshakeDone(); }
 
     // After a successful export: `untimed` eager calls, then a timed one when `timed` (the
     // worker's clock). Throws EagerCallFailed when the worker reports an error or ends.
@@ -66,29 +66,21 @@ public:
     std::vector<std::string> notes() const;
 
 private:
-    void handle(std::string_view bytes);
+    void readStdout();
     void readStderr();
     // Reads the worker until `done` holds, the worker ended or a stop was requested.
     void pump(const std::function<bool()>& done);
-    void problem(const std::string& what);
     RunError endedError(const std::string& doing) const;
 
     std::string m_backend;
-    std::string m_replyType;
-    Relay m_relay;
     std::function<bool()> m_stop;
     std::function<void(qint64)> m_onChild;
     std::unique_ptr<QProcess> m_process;
     std::string m_token;
-    LineSplitter m_lines;
+    ExportStream m_stream;
     StderrTail m_stderr;
-    bool m_handshake = false;
-    bool* m_helloSent = nullptr;
-    std::vector<std::string> m_problems;
-    size_t m_problemCount = 0;
     Exported m_exported;
-    std::optional<nlohmann::json> m_eagerAnswer; // eager_ms of the pending call
-    std::optional<RunError> m_eagerError;        // an error message after the reply
+    std::optional<EagerSample> m_eagerAnswer; // the pending eager call's answer
 };
 
 } // namespace fusescope::libtorch

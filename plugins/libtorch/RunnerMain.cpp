@@ -225,15 +225,11 @@ bool isCpuOom(const std::string& message) {
     return false;
 }
 
-// Step 1 (docs/libtorch.md): the export worker's messages on this runner's channel. Its hello
-// becomes this runner's; its progress is scaled into the first 30 % of the run.
+// Step 1 (docs/libtorch.md): the export worker's messages on this runner's channel (its hello,
+// decoded by the ExportStream, becomes this runner's through helloFor); its progress is scaled
+// into the first 30 % of the run.
 void relayExport(Channel& channel, json message) {
     const std::string type = jsonutil::valueOr<std::string>(message, "type", "");
-    if (type == "hello") {
-        if (auto env = codec::decodeEnvironment(message))
-            channel.send(helloFor(&env.value()));
-        return;
-    }
     if (type == "progress") {
         const double fraction = jsonutil::valueOr<double>(message, "fraction", -1.0);
         message["fraction"] = fraction < 0 ? -1.0 : fraction * 0.3;
@@ -284,12 +280,13 @@ int runBackend(Channel& channel, const json& request) {
     }
 
     QTemporaryDir dir; // the export's files; removed as soon as LibTorch has loaded them
-    bool helloSent = false;
-    libtorch::ExportWorker exporter(
-        backend, [&](const json& message) { relayExport(channel, message); }, stopRequested,
-        [](qint64 pid) { g_child = static_cast<sig_atomic_t>(pid); });
-    const libtorch::Exported exported = exporter.exportModel(request, dir.path().toStdString(), helloSent);
-    if (!helloSent)
+    ExportStream::Handlers handlers;
+    handlers.hello = [&](const WorkerEnvironment& env) { channel.send(helloFor(&env)); };
+    handlers.relay = [&](const json& message) { relayExport(channel, message); };
+    libtorch::ExportWorker exporter(backend, std::move(handlers), stopRequested,
+                                    [](qint64 pid) { g_child = static_cast<sig_atomic_t>(pid); });
+    const libtorch::Exported exported = exporter.exportModel(request, dir.path().toStdString());
+    if (!exporter.handshakeDone())
         channel.send(helloFor(nullptr));
     if (stopRequested())
         return 143;
