@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
+#include <utility>
 
 namespace fusescope {
 
@@ -24,6 +26,49 @@ std::optional<RunWarning> highVariance(const std::vector<double>& samplesMs, con
                                            format::milliseconds(stats.median) +
                                            " ms median (over 10 %); small differences are within the noise "
                                            "(docs/measurement.md)"};
+}
+
+// The median of the first and of the last quarter of a series, in the order the samples were
+// taken; nullopt under kDriftMinSamples or without a positive median.
+struct QuarterMedians {
+    double first = 0;
+    double last = 0;
+    double change() const { return last / first - 1.0; }
+};
+std::optional<QuarterMedians> quarterMedians(const std::vector<double>& samplesMs) {
+    if (static_cast<int>(samplesMs.size()) < kDriftMinSamples)
+        return std::nullopt;
+    const size_t quarter = samplesMs.size() / 4;
+    const std::vector<double> head(samplesMs.begin(),
+                                   samplesMs.begin() + static_cast<std::ptrdiff_t>(quarter));
+    const std::vector<double> tail(samplesMs.end() - static_cast<std::ptrdiff_t>(quarter), samplesMs.end());
+    QuarterMedians q{computeLatencyStats(head).median, computeLatencyStats(tail).median};
+    if (!(q.first > 0) || !(q.last > 0) || !std::isfinite(q.change()))
+        return std::nullopt;
+    return q;
+}
+
+std::optional<RunWarning> drift(const BackendRun& run) {
+    std::optional<std::pair<std::string, QuarterMedians>> worst;
+    for (const auto& [series, samples] :
+         {std::pair<std::string, const std::vector<double>*>{"eager", &run.eagerSamplesMs},
+          {"compiled", &run.compiledSamplesMs}}) {
+        const auto q = quarterMedians(*samples);
+        if (q && std::abs(q->change()) > kDriftFraction &&
+            (!worst || std::abs(q->change()) > std::abs(worst->second.change())))
+            worst = std::make_pair(series, *q);
+    }
+    if (!worst)
+        return std::nullopt;
+    const auto& [series, q] = *worst;
+    const long percent = std::lround(100.0 * q.change());
+    return RunWarning{
+        "drift", series + " calls took " + format::milliseconds(q.first) +
+                     " ms (median) in the first quarter of the timing and " + format::milliseconds(q.last) +
+                     " ms in the last (" + (percent > 0 ? "+" : "") + std::to_string(percent) +
+                     " %): the machine's speed changed while samples were taken. The paired "
+                     "speedup cancels what slows both calls of a pair alike; the milliseconds of "
+                     "this run will not reproduce (docs/measurement.md, \"Drift\")"};
 }
 
 std::string percentText(double value) {
@@ -142,6 +187,8 @@ std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
     if (auto w = highVariance(run.compiledSamplesMs, "compiled"))
         out.push_back(std::move(*w));
     if (auto w = highVariance(run.eagerSamplesMs, "eager"))
+        out.push_back(std::move(*w));
+    if (auto w = drift(run))
         out.push_back(std::move(*w));
     if (auto w = lowConfidence(run))
         out.push_back(std::move(*w));

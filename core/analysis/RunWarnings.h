@@ -21,7 +21,15 @@ inline constexpr double kPageFaultsPerCall = 100;
 inline constexpr double kShortCallMs = 0.25;
 inline constexpr int kShortCallSettle = 4;
 
-// Warnings derived from a run's own samples: high_variance, page_faults (kPageFaultsPerCall),
+// drift: one series' calls took a different time at the end of the timing than at its start: the
+// median of its last quarter against its first differs by more than kDriftFraction, on series of
+// at least kDriftMinSamples. The machine's speed moved under the run (a shared VM's host, another
+// tenant, frequency): the paired speedup cancels what hits both calls of a pair alike, absolute
+// times do not reproduce (docs/measurement.md, "Drift").
+inline constexpr double kDriftFraction = 0.10;
+inline constexpr int kDriftMinSamples = 16;
+
+// Warnings derived from a run's own samples: high_variance, drift, page_faults (kPageFaultsPerCall),
 // short_calls (kShortCallMs, kShortCallSettle) and low_confidence when the worker
 // was asked for a confidence target (RunMeasure::confidencePct) and the speedup's 95 % interval
 // computed from the samples is wider, i.e. a cap stopped the timing first (docs/measurement.md, "Warnings").

@@ -196,3 +196,81 @@ TEST(RunWarningsTest, TheVerdictSaysWhenItRestsOnABusyMachine) {
     report.backends[0].warnings.clear();
     EXPECT_EQ(recommend(report, Goal::Latency).verdict.find("busy machine"), std::string::npos);
 }
+
+namespace {
+
+// `n` samples of `ms`, the last quarter (by position) scaled by `endFactor`, a +-4 % wobble on all.
+std::vector<double> series(int n, double ms, double endFactor) {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i) {
+        const double wobble = (i % 3 == 0) ? 1.04 : (i % 3 == 1 ? 0.96 : 1.0);
+        out.push_back(ms * wobble * (i >= n - n / 4 ? endFactor : 1.0));
+    }
+    return out;
+}
+
+std::optional<RunWarning> find(const std::vector<RunWarning>& warnings, const std::string& code) {
+    for (const auto& w : warnings)
+        if (w.code == code)
+            return w;
+    return std::nullopt;
+}
+
+} // namespace
+
+TEST(RunWarningsTest, DriftComparesTheFirstAndLastQuarterOfASeriesInTheOrderTaken) {
+    BackendRun run = testdata::sampleReport().backends[0];
+    run.status = RunStatus::Ok;
+    run.eagerSamplesMs = series(40, 6.0, 1.30);
+    run.compiledSamplesMs = series(40, 3.0, 1.0);
+    auto w = find(derivedWarnings(run), "drift");
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->message.rfind("eager calls took 6.000 ms (median) in the first quarter", 0), 0u)
+        << w->message;
+    EXPECT_NE(w->message.find("7.800 ms in the last (+30 %)"), std::string::npos) << w->message;
+
+    // The same samples in another order: a spread, not a drift (high_variance's business).
+    std::vector<double> shuffled;
+    for (int i = 0; i < 10; ++i)
+        for (int k = 0; k < 4; ++k)
+            shuffled.push_back(run.eagerSamplesMs[static_cast<size_t>(k * 10 + i)]);
+    run.eagerSamplesMs = shuffled;
+    EXPECT_FALSE(find(derivedWarnings(run), "drift"));
+
+    // Faster at the end counts too; the larger change of the two series is the one named.
+    run.eagerSamplesMs = series(40, 6.0, 0.85);
+    run.compiledSamplesMs = series(40, 3.0, 0.75);
+    w = find(derivedWarnings(run), "drift");
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->message.rfind("compiled calls took 3.000 ms", 0), 0u) << w->message;
+    EXPECT_NE(w->message.find("(-25 %)"), std::string::npos) << w->message;
+
+    // Up to 10 % is not drift; nor is any change on fewer than 16 samples.
+    run.eagerSamplesMs = series(40, 6.0, 1.09);
+    run.compiledSamplesMs = series(40, 3.0, 0.92);
+    EXPECT_FALSE(find(derivedWarnings(run), "drift"));
+    run.eagerSamplesMs = series(kDriftMinSamples - 1, 6.0, 2.0);
+    run.compiledSamplesMs = series(kDriftMinSamples - 1, 3.0, 2.0);
+    EXPECT_FALSE(find(derivedWarnings(run), "drift"));
+    run.eagerSamplesMs = series(kDriftMinSamples, 6.0, 2.0);
+    EXPECT_TRUE(find(derivedWarnings(run), "drift"));
+}
+
+TEST(RunWarningsTest, DriftIsDerivedFromTheSamplesAndNeverStored) {
+    Report report = testdata::sampleReport();
+    BackendRun& run = report.backends[0];
+    run.status = RunStatus::Ok;
+    run.eagerSamplesMs = series(32, 2.0, 1.5);
+    run.compiledSamplesMs = series(32, 1.0, 1.5);
+    ASSERT_TRUE(find(runWarnings(run), "drift"));
+    auto back = parseReport(codec::dumpJson(nlohmann::json(report)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_FALSE(find(back.value().backends[0].warnings, "drift"));    // not written
+    EXPECT_TRUE(find(runWarnings(back.value().backends[0]), "drift")); // recomputed on reading
+    const auto summary = summaryJson(back.value());
+    bool shown = false;
+    for (const auto& b : summary["backends"])
+        for (const auto& wj : b.value("warnings", nlohmann::json::array()))
+            shown = shown || wj.value("code", "") == "drift";
+    EXPECT_TRUE(shown) << summary.dump();
+}
