@@ -25,7 +25,8 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
         text += QString("\nerror [%1]: %2\n").arg(q(run.error->code), q(run.error->message));
     for (const auto& note : run.notes)
         text += QString("\nnote: %1\n").arg(q(note));
-    for (const auto& w : report.warnings) // run-wide (the check before the first backend)
+    for (const auto& w :
+         reportWarnings(report)) // run-wide (the check before the first backend, baseline_drift)
         text += QString("\nwarning, whole run [%1]: %2\n").arg(q(w.code), q(w.message));
     for (const auto& w : runWarnings(run))
         text += QString("\nwarning [%1]: %2\n").arg(q(w.code), q(w.message));

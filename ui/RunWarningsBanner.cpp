@@ -1,5 +1,6 @@
 #include "RunWarningsBanner.h"
 
+#include "analysis/RunWarnings.h"
 #include "engine/ReportModel.h"
 
 namespace fusescope {
@@ -12,13 +13,14 @@ RunWarningsBanner::RunWarningsBanner(QWidget* parent)
     // The palette's own colours are too quiet for "these numbers may not hold": a fixed amber.
     setStyleSheet("QLabel#runWarningsBanner { background: #fff3cd; color: #5c4400; "
                   "border: 1px solid #e0b252; border-radius: 3px; padding: 4px 8px; }");
-    setToolTip(tr("Found by the machine check before the first backend ran (docs/measurement.md, "
-                  "\"Machine check and warnings\"); each backend's own warnings are in its row"));
+    setToolTip(tr("Found by the machine check before the first backend ran, or in the rows' samples "
+                  "together (baseline_drift; docs/measurement.md, \"Machine check and warnings\"); "
+                  "each backend's own warnings are in its row"));
     setVisible(false);
 }
 
 void RunWarningsBanner::subscribe(const ReportModel* model) {
-    auto update = [this, model] { showWarnings(model->report().warnings); };
+    auto update = [this, model] { showWarnings(reportWarnings(model->report())); };
     update();
     connect(model, &ReportModel::reportReset, this, update);
     connect(model, &ReportModel::backendFinished, this, update);

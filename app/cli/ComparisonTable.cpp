@@ -295,7 +295,8 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     for (const auto& run : report.backends)
         for (const auto& note : run.notes)
             out << "note: " << note << "\n";
-    for (const auto& w : report.warnings) // run-wide: the machine check before the first backend
+    for (const auto& w :
+         reportWarnings(report)) // run-wide: the check before the first backend, baseline_drift
         out << "warning: [" << w.code << "] " << w.message << "\n";
     for (const auto& run : report.backends)
         for (const auto& w : runWarnings(run))

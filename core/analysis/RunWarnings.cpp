@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 namespace fusescope {
@@ -202,6 +204,54 @@ std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
 std::vector<RunWarning> runWarnings(const BackendRun& run) {
     std::vector<RunWarning> out = run.warnings;
     for (auto& w : derivedWarnings(run))
+        out.push_back(std::move(w));
+    return out;
+}
+
+std::vector<RunWarning> derivedReportWarnings(const Report& report) {
+    // Rows whose eager calls are the same work: the same workload echo and placement.
+    struct Baseline {
+        std::string name;
+        double medianMs = 0;
+    };
+    std::map<std::string, std::vector<Baseline>> groups;
+    for (const auto& run : report.backends) {
+        if (run.status != RunStatus::Ok ||
+            static_cast<int>(run.eagerSamplesMs.size()) < kHighVarianceMinSamples)
+            continue;
+        const double median = computeLatencyStats(run.eagerSamplesMs).median;
+        if (!(median > 0) || !std::isfinite(median))
+            continue;
+        nlohmann::json key = {{"workload", run.workload}};
+        if (run.placement)
+            key["placement"] = {run.placement->threads, run.placement->pin, run.placement->malloc};
+        groups[key.dump()].push_back({run.name, median});
+    }
+    std::vector<RunWarning> out;
+    for (const auto& [key, rows] : groups) {
+        if (rows.size() < 2)
+            continue;
+        const auto [low, high] =
+            std::minmax_element(rows.begin(), rows.end(),
+                                [](const Baseline& a, const Baseline& b) { return a.medianMs < b.medianMs; });
+        const double change = high->medianMs / low->medianMs - 1.0;
+        if (!(change > kDriftFraction))
+            continue;
+        out.push_back(RunWarning{
+            "baseline_drift",
+            "the same eager calls took " + format::milliseconds(low->medianMs) + " ms (median) beside " +
+                low->name + " and " + format::milliseconds(high->medianMs) + " ms beside " + high->name +
+                " (+" + std::to_string(std::lround(100.0 * change)) +
+                " %): the machine's speed changed between backends (or a backend's process runs eager "
+                "differently). Compare them by speedup, each against the eager calls timed beside it, not by "
+                "their milliseconds (docs/measurement.md, \"Drift\")"});
+    }
+    return out;
+}
+
+std::vector<RunWarning> reportWarnings(const Report& report) {
+    std::vector<RunWarning> out = report.warnings;
+    for (auto& w : derivedReportWarnings(report))
         out.push_back(std::move(w));
     return out;
 }

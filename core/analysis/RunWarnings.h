@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/BackendRun.h"
+#include "model/Report.h"
 
 #include <optional>
 #include <string>
@@ -29,6 +30,11 @@ inline constexpr int kShortCallSettle = 4;
 inline constexpr double kDriftFraction = 0.10;
 inline constexpr int kDriftMinSamples = 16;
 
+// baseline_drift (run-wide): the eager baselines of comparable rows (same workload echo and
+// placement) differ by more than kDriftFraction between their medians: the machine's speed moved
+// between backends, each row's milliseconds were taken at a different speed. Each row's speedup
+// is against the eager calls timed beside it, so speedups still compare.
+
 // Warnings derived from a run's own samples: high_variance, drift, page_faults (kPageFaultsPerCall),
 // short_calls (kShortCallMs, kShortCallSettle) and low_confidence when the worker
 // was asked for a confidence target (RunMeasure::confidencePct) and the speedup's 95 % interval
@@ -53,6 +59,12 @@ std::string confidenceText(const BackendRun& run);
 
 // What to show next to a run: the worker's stored warnings, then the derived ones.
 std::vector<RunWarning> runWarnings(const BackendRun& run);
+
+// Run-wide warnings derived from the rows together (baseline_drift); never stored.
+std::vector<RunWarning> derivedReportWarnings(const Report& report);
+// What to show for the whole run: the stored ones (the machine check before the first backend),
+// then the derived ones.
+std::vector<RunWarning> reportWarnings(const Report& report);
 
 // Whether the worker saw other processes keep a core busy while this run's samples were taken.
 bool sampledOnBusyMachine(const BackendRun& run);

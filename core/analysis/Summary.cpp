@@ -288,7 +288,7 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
             {"search", report.search},
             // docs/advice.md: computed from the report each time, never stored in it
             {"advice", toJson(adviceFor(report))},
-            {"warnings", report.warnings},
+            {"warnings", reportWarnings(report)}, // stored, then derived (RunWarnings.h)
             {"provenance", report.provenance ? json(*report.provenance) : json()}};
 }
 

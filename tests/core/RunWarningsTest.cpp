@@ -274,3 +274,55 @@ TEST(RunWarningsTest, DriftIsDerivedFromTheSamplesAndNeverStored) {
             shown = shown || wj.value("code", "") == "drift";
     EXPECT_TRUE(shown) << summary.dump();
 }
+
+TEST(RunWarningsTest, BaselineDriftComparesTheEagerCallsTimedBesideEachComparableRow) {
+    Report report = testdata::sampleReport();
+    ASSERT_GE(report.backends.size(), 1u);
+    BackendRun first = report.backends[0];
+    first.status = RunStatus::Ok;
+    first.name = "inductor";
+    first.eagerSamplesMs = {6.0, 6.1, 5.9, 6.0, 6.0};
+    BackendRun second = first;
+    second.name = "aot_eager";
+    second.eagerSamplesMs = {8.0, 8.1, 7.9, 8.0, 8.0};
+    report.backends = {first, second};
+    report.warnings = {kBusy};
+
+    auto all = reportWarnings(report);
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0], kBusy); // stored first
+    EXPECT_EQ(all[1].code, "baseline_drift");
+    EXPECT_EQ(all[1].message.rfind("the same eager calls took 6.000 ms (median) beside inductor and 8.000 ms "
+                                   "beside aot_eager (+33 %)",
+                                   0),
+              0u)
+        << all[1].message;
+
+    // Shown in the summary's run-wide warnings, never written to the report.
+    EXPECT_NE(summaryJson(report)["warnings"].dump().find("baseline_drift"), std::string::npos);
+    auto back = parseReport(codec::dumpJson(nlohmann::json(report)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back.value().warnings, std::vector<RunWarning>{kBusy});
+    EXPECT_EQ(derivedReportWarnings(back.value()).size(), 1u);
+
+    // Within 10 %: nothing.
+    report.backends[1].eagerSamplesMs = {6.5, 6.6, 6.4, 6.5, 6.5};
+    EXPECT_TRUE(derivedReportWarnings(report).empty());
+
+    // Rows whose eager work differs (another workload, another thread count) are not compared;
+    // nor failed rows or rows with fewer than 4 eager samples.
+    report.backends[1].eagerSamplesMs = {8.0, 8.1, 7.9, 8.0, 8.0};
+    report.backends[1].workload = {{"mode", "training"}};
+    EXPECT_TRUE(derivedReportWarnings(report).empty());
+    report.backends[1].workload = report.backends[0].workload;
+    report.backends[1].placement = RunPlacement{2, std::nullopt, {0, 1}, {}, "steady"};
+    report.backends[0].placement = RunPlacement{1, std::nullopt, {0, 1}, {}, "steady"};
+    EXPECT_TRUE(derivedReportWarnings(report).empty());
+    report.backends[1].placement = report.backends[0].placement;
+    EXPECT_EQ(derivedReportWarnings(report).size(), 1u);
+    report.backends[1].status = RunStatus::Failed;
+    EXPECT_TRUE(derivedReportWarnings(report).empty());
+    report.backends[1].status = RunStatus::Ok;
+    report.backends[1].eagerSamplesMs = {8.0, 8.1, 7.9};
+    EXPECT_TRUE(derivedReportWarnings(report).empty());
+}

@@ -43,10 +43,13 @@ def test_rows_are_interleaved_with_eager_and_stop_by_the_workers_rule():
     assert row["status"] == "ok", row
     measure = row["measure"]
     assert measure["confidence_pct"] == 50.0, measure
-    # +-50 % is met at the first check, once the minimum of 8 pairs is reached (the first check
-    # point, 6, has passed by then): the rule ran, on 8 pairs of eager and compiled samples
+    # +-50 % is met at a check once the minimum of 8 pairs is reached: usually the first (8
+    # pairs), but on 8 pairs the interval is the min and max ratio, and on a VM whose speed jumps
+    # within seconds one pair can fall outside +-50 % (seen 2026-12-03: 13 pairs, the next check,
+    # in 2 of 5 runs). The rule ran, on as many eager samples as compiled ones.
     assert measure["stopped_by"] == "confidence" and measure["confidence_reached"], measure
-    assert row["speedup"]["pairs"] == 8, row["speedup"]
+    assert row["speedup"]["pairs"] >= 8, row["speedup"]
+    assert row["eager_latency_ms"]["n"] == row["latency_ms"]["n"] == row["speedup"]["pairs"], row
     assert measure["faults_per_call"]["eager"] is not None and measure["faults_per_call"]["compiled"] is not None
 
 

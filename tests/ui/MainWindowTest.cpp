@@ -227,8 +227,22 @@ private slots:
         QVERIFY2(banner->text().contains("[machine_busy]: other processes kept 1.8 CPUs busy"),
                  qPrintable(banner->text()));
         QVERIFY(banner->text().contains("[cpu_steal]: the hypervisor took 12 % of CPU time"));
+        // The fixture itself, a real run: its eager row's baseline read 79.6 ms where the
+        // inductor row's read 0.45 ms, which the derived baseline_drift names.
         QVERIFY(window.openReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope"));
-        QVERIFY(!banner->isVisible());
+        QVERIFY(banner->isVisible());
+        QVERIFY2(
+            banner->text().contains("[baseline_drift]: the same eager calls took 0.4515 ms (median) beside "
+                                    "inductor and 79.638 ms beside eager"),
+            qPrintable(banner->text()));
+        // Nothing stored and baselines that agree: no banner.
+        report.value().warnings.clear();
+        for (auto& run : report.value().backends)
+            run.eagerSamplesMs = report.value().backends.back().eagerSamplesMs;
+        const QString quiet = dir.filePath("quiet.fscope");
+        QVERIFY(!writeReport(report.value(), quiet.toStdString()).has_value());
+        QVERIFY(window.openReport(quiet));
+        QVERIFY2(!banner->isVisible(), qPrintable(banner->text()));
     }
 
     // The menus (MainMenus) own the actions; the window routes them: Ctrl+R's action starts what
