@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -201,11 +202,16 @@ std::vector<RunWarning> derivedWarnings(const BackendRun& run) {
     return out;
 }
 
+namespace {
+std::vector<RunWarning> storedThenDerived(std::vector<RunWarning> stored, std::vector<RunWarning> derived) {
+    stored.insert(stored.end(), std::make_move_iterator(derived.begin()),
+                  std::make_move_iterator(derived.end()));
+    return stored;
+}
+} // namespace
+
 std::vector<RunWarning> runWarnings(const BackendRun& run) {
-    std::vector<RunWarning> out = run.warnings;
-    for (auto& w : derivedWarnings(run))
-        out.push_back(std::move(w));
-    return out;
+    return storedThenDerived(run.warnings, derivedWarnings(run));
 }
 
 std::vector<RunWarning> derivedReportWarnings(const Report& report) {
@@ -250,10 +256,7 @@ std::vector<RunWarning> derivedReportWarnings(const Report& report) {
 }
 
 std::vector<RunWarning> reportWarnings(const Report& report) {
-    std::vector<RunWarning> out = report.warnings;
-    for (auto& w : derivedReportWarnings(report))
-        out.push_back(std::move(w));
-    return out;
+    return storedThenDerived(report.warnings, derivedReportWarnings(report));
 }
 
 bool sampledOnBusyMachine(const BackendRun& run) {

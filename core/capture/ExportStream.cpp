@@ -4,6 +4,7 @@
 #include "codec/Records.h"
 #include "model/JsonUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -88,7 +89,12 @@ void ExportStream::line(const std::string& text) {
         return;
     }
     json message = std::move(parsed.value().value);
-    const std::string type = jsonutil::valueOr<std::string>(message, "type", "");
+    const auto typeField = message.find("type");
+    if (typeField != message.end() && !typeField->is_string()) {
+        problem("a message whose \"type\" is not a string");
+        return;
+    }
+    const std::string type = typeField == message.end() ? std::string() : typeField->get<std::string>();
     const bool exported = !m_reply.is_null();
     if (!m_handshake) {
         if (type != "hello") {
@@ -127,6 +133,18 @@ void ExportStream::line(const std::string& text) {
     } else if (type == m_replyType) {
         m_reply = std::move(message);
     }
+}
+
+void scaleExportProgress(json& message, double share) {
+    auto fraction = message.find("fraction");
+    if (fraction == message.end() || fraction->is_null()) {
+        message["fraction"] = -1.0;
+        return;
+    }
+    if (!fraction->is_number())
+        return; // the engine's WorkerStream refuses it with its reason
+    const double value = fraction->get<double>();
+    *fraction = std::isfinite(value) && value >= 0 ? std::min(value, 1.0) * share : -1.0;
 }
 
 } // namespace fusescope

@@ -73,4 +73,9 @@ private:
     size_t m_problemCount = 0;
 };
 
+// A relayed progress message's `fraction` (0..1 of the export) as a share of the runner's whole
+// run (0..share); a negative, non-finite, null or absent fraction becomes -1 (indeterminate), one
+// above 1 counts as 1. A fraction that is not a number is left for the engine to refuse.
+void scaleExportProgress(nlohmann::json& message, double share);
+
 } // namespace fusescope

@@ -230,10 +230,8 @@ bool isCpuOom(const std::string& message) {
 // into the first 30 % of the run.
 void relayExport(Channel& channel, json message) {
     const std::string type = jsonutil::valueOr<std::string>(message, "type", "");
-    if (type == "progress") {
-        const double fraction = jsonutil::valueOr<double>(message, "fraction", -1.0);
-        message["fraction"] = fraction < 0 ? -1.0 : fraction * 0.3;
-    }
+    if (type == "progress")
+        scaleExportProgress(message, 0.3);
     channel.send(message);
 }
 

@@ -148,3 +148,37 @@ TEST(ExportStreamTest, OnlyTheFirstHundredProblemsAreKeptButAllAreCounted) {
     EXPECT_EQ(stream.problemCount(), 250u);
     EXPECT_EQ(stream.problems().size(), 100u);
 }
+
+// Found by fuzz_export_stream on its first minute: a message whose "type" is a number threw
+// nlohmann's type_error out of the line reader (the runner would have died on it); the code was
+// ExportWorker's before it moved here.
+TEST(ExportStreamTest, AMessageWhoseTypeIsNotAStringIsRefused) {
+    Seen seen;
+    ExportStream stream = makeStream(seen);
+    stream.feed(line(R"({"type":5,"message":"loading"})"));
+    stream.feed(line(kHello));
+    stream.feed(line(R"({"type":["progress"],"fraction":0.5})"));
+    stream.feed(line(R"({"type":null})"));
+    EXPECT_TRUE(stream.handshakeDone());
+    EXPECT_TRUE(seen.relayed.empty());
+    ASSERT_EQ(stream.problemCount(), 3u);
+    EXPECT_EQ(stream.problems()[0], "a message whose \"type\" is not a string");
+    EXPECT_EQ(stream.problems()[1], "a message whose \"type\" is not a string");
+}
+
+TEST(ExportStreamTest, ExportProgressIsScaledIntoTheRunnersShare) {
+    auto scaled = [](json fraction) {
+        json message = {{"type", "progress"}, {"fraction", fraction}};
+        scaleExportProgress(message, 0.3);
+        return message["fraction"];
+    };
+    EXPECT_DOUBLE_EQ(scaled(0.5).get<double>(), 0.15);
+    EXPECT_DOUBLE_EQ(scaled(1).get<double>(), 0.3);
+    EXPECT_DOUBLE_EQ(scaled(7.0).get<double>(), 0.3); // past the end counts as the end
+    EXPECT_DOUBLE_EQ(scaled(-0.5).get<double>(), -1.0);
+    EXPECT_DOUBLE_EQ(scaled(nullptr).get<double>(), -1.0);
+    EXPECT_EQ(scaled("half"), "half"); // not a number: the engine refuses it with its reason
+    json absent = {{"type", "progress"}};
+    scaleExportProgress(absent, 0.3);
+    EXPECT_DOUBLE_EQ(absent["fraction"].get<double>(), -1.0);
+}
