@@ -2,7 +2,6 @@
 
 #include "codec/Json.h"
 #include "codec/Records.h"
-#include "model/JsonUtil.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,9 +2,7 @@
 
 #include "capture/WorkerProcess.h"
 #include "codec/Json.h"
-#include "codec/Records.h"
 #include "model/ErrorCode.h"
-#include "model/JsonUtil.h"
 
 #include <QProcess>
 #include <QProcessEnvironment>
