@@ -51,14 +51,6 @@ void ExportWorker::readStderr() {
 void ExportWorker::readStdout() {
     const QByteArray bytes = m_process->readAllStandardOutput();
     m_stream.feed(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
-    if (!m_exported.error && m_stream.exportError()) {
-        m_exported.error = m_stream.exportError();
-        m_exported.relayedError = true;
-    }
-    if (m_exported.reply.is_null() && !m_stream.reply().is_null())
-        m_exported.reply = m_stream.reply();
-    if (auto answer = m_stream.takeEagerAnswer())
-        m_eagerAnswer = answer;
 }
 
 void ExportWorker::pump(const std::function<bool()>& done) {
@@ -101,64 +93,77 @@ Exported ExportWorker::exportModel(const json& request, const std::string& outDi
     // if the runner dies first.
     m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
     m_process->start();
+    Exported exported;
     if (!m_process->waitForStarted(30'000)) {
-        m_exported.error = RunError{
-            toString(ErrorCode::WorkerStartFailed),
-            "backend " + m_backend + ": cannot start the capture worker with Python '" +
-                python.toStdString() + "' for the export: " + m_process->errorString().toStdString() +
-                ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.",
-            {},
-            {}};
-        return m_exported;
+        exported.error = RunError{toString(ErrorCode::WorkerStartFailed),
+                                  "backend " + m_backend + ": cannot start the capture worker with Python '" +
+                                      python.toStdString() +
+                                      "' for the export: " + m_process->errorString().toStdString() +
+                                      ". Run scripts/setup.sh or set FUSESCOPE_PYTHON.",
+                                  {},
+                                  {}};
+        return exported;
     }
     m_onChild(m_process->processId());
     const std::string line = codec::dumpJson(exportRequest) + "\n";
     m_process->write(line.data(), static_cast<qint64>(line.size()));
 
-    pump([&] { return !m_exported.reply.is_null() || m_exported.error.has_value(); });
+    pump([&] { return !m_stream.reply().is_null() || m_stream.exportError().has_value(); });
     if (m_process->state() == QProcess::NotRunning)
         m_stream.finish();
+    exported.reply = m_stream.reply();
+    if (m_stream.exportError()) { // relayed as it came
+        exported.error = m_stream.exportError();
+        exported.relayedError = true;
+    }
     const std::string who = "backend " + m_backend + ": the export worker (Python)";
-    if (m_exported.error || m_stop()) {
+    if (exported.error || m_stop()) {
         // the worker said what went wrong, or the run is being stopped
     } else if (!m_stream.handshakeDone()) {
         const auto& problems = m_stream.problems();
         const bool crashed = m_process->exitStatus() == QProcess::CrashExit || m_process->exitCode() != 0;
         if (!problems.empty() || !crashed)
-            m_exported.error =
+            exported.error =
                 RunError{toString(ErrorCode::ProtocolError),
                          who + "'s output broke the protocol (" +
                              (problems.empty() ? std::string("no handshake") : problems.front()) + ")",
                          {},
                          {}};
         else
-            m_exported.error = endedError("before its handshake");
-    } else if (m_exported.reply.is_null()) {
-        m_exported.error = endedError("without exporting the model");
+            exported.error = endedError("before its handshake");
+    } else if (exported.reply.is_null()) {
+        exported.error = endedError("without exporting the model");
     }
-    if (m_exported.error)
+    if (exported.error)
         shutdown();
-    return m_exported;
+    return exported;
 }
 
 EagerSample ExportWorker::eagerCall(int untimed, bool timed) {
     if (m_process->state() == QProcess::NotRunning)
         throw EagerCallFailed(endedError("before an eager call"));
-    m_eagerAnswer.reset();
+    (void)m_stream.takeEagerAnswer(); // none is pending; a stray one is not this call's
     const std::string line =
         codec::dumpJson(json{{"type", "eager_call"}, {"untimed", untimed}, {"timed", timed}}) + "\n";
     m_process->write(line.data(), static_cast<qint64>(line.size()));
     m_process->waitForBytesWritten(1000);
-    pump([&] { return m_eagerAnswer.has_value() || m_stream.eagerError().has_value(); });
+    std::optional<EagerSample> answer;
+    pump([&] {
+        if (!answer)
+            answer = m_stream.takeEagerAnswer();
+        return answer.has_value() || m_stream.eagerError().has_value();
+    });
+    if (!answer)
+        answer = m_stream.takeEagerAnswer(); // read after the worker ended
     if (m_stream.eagerError())
         throw EagerCallFailed(*m_stream.eagerError());
-    if (!m_eagerAnswer) {
+    if (!answer) {
         if (m_stop())
             throw EagerCallFailed(RunError{toString(ErrorCode::Cancelled), "stopped", {}, {}});
         throw EagerCallFailed(
             endedError("during an eager call, while eager was timed beside the compiled model"));
     }
-    const EagerSample sample = *m_eagerAnswer;
+    const EagerSample sample = *answer;
     if (timed && !sample.ms)
         throw EagerCallFailed(RunError{
             toString(ErrorCode::ProtocolError),

@@ -79,8 +79,6 @@ private:
     std::string m_token;
     ExportStream m_stream;
     StderrTail m_stderr;
-    Exported m_exported;
-    std::optional<EagerSample> m_eagerAnswer; // the pending eager call's answer
 };
 
 } // namespace fusescope::libtorch
