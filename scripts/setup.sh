@@ -20,7 +20,8 @@ case "$action" in demo|test|build|package) ;; *) echo "usage: $0 demo|test|build
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-log() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+# Each line carries the seconds since the script started, so a CI log shows where its time went.
+log() { printf '\033[1m[setup +%ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 
 # --- Debian packages -----------------------------------------------------------------------
 packages=(cmake ninja-build g++ pkg-config git
@@ -100,6 +101,7 @@ test)
         log "fuzz smoke: ${fuzz_seconds} s per target"
         scripts/fuzz.sh "$fuzz_seconds"
     fi
+    log "every test passed"
     ;;
 package)
     # FUSESCOPE_PYTHON's torch is only for building the LibTorch runner; the binaries default to
