@@ -21,7 +21,10 @@ the LibTorch runner's export worker, interleaved across two processes (docs/libt
 "Interleaved timing"); a second table compares that eager median with the reference's and with
 the inductor row's eager (same run), and gives the torchscript median.
 Prints a Markdown table (docs/measurement.md keeps the latest) and, with --json FILE, every raw
-number. Run it on an otherwise idle machine; it says what else was running.
+number (bench/fidelity/results/ keeps those behind docs/measurement.md; --replay FILE prints
+their tables again). From six rounds on, each ratio also gets the 95 % order-statistic interval
+of its median: a round's two sides run side by side, so a ratio is a pair and slow drift
+cancels in it. Run it on an otherwise idle machine; it says what else was running.
 
     bench/fidelity/fidelity.py [--cli build/dev/app/cli/fusescope-cli] [--rounds 3]
 """
@@ -36,6 +39,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
 MODELS = ["small_mlp.py", "medium_transformer.py", "large_residual_mlp.py"]
+sys.path.insert(0, str(ROOT / "plugins" / "torch_compile" / "worker"))
+from fusescope_worker.confidence import median_ci  # noqa: E402 (the stopping rule's own interval; no torch)
 
 
 def python_of_build(cli: pathlib.Path) -> str:
@@ -92,7 +97,12 @@ def other_load() -> str:
 
 
 def spread(values: list[float]) -> str:
-    return f"{statistics.median(values):.3f} ({min(values):.3f}–{max(values):.3f})"
+    """Median (min–max) of per-round ratios; from 6 rounds on also the median's 95 % order-statistic
+    interval: the rounds are pairs taken side by side, so slow drift cancels in each ratio and the
+    interval says how sure the median is (docs/measurement.md, "ten alternating pairs")."""
+    text = f"{statistics.median(values):.3f} ({min(values):.3f}–{max(values):.3f})"
+    ci = median_ci(values)
+    return text if ci is None else f"{text} [{ci[1]:.3f}, {ci[2]:.3f}]"
 
 
 # The targets of docs/measurement.md: a single run's latency median within 3 %, compile time within 5 %.
@@ -135,7 +145,15 @@ def main() -> None:
                         help="skip the second reference process per round (the machine's own floor)")
     parser.add_argument("--malloc", choices=("steady", "system"), default="steady",
                         help="the allocator policy of both sides (FuseScope's --malloc; reference.py --malloc)")
+    parser.add_argument("--replay", metavar="JSON",
+                        help="print the tables of an earlier run from its --json file instead of measuring")
     options = parser.parse_args()
+    if options.replay:
+        raw = json.loads(pathlib.Path(options.replay).read_text())
+        rounds = next(iter(raw.values()))
+        print_tables(raw, len(rounds), "control" in rounds[0], "torchscript" in rounds[0]["fs"],
+                     f"replayed from {options.replay}")
+        return
     python = python_of_build(pathlib.Path(options.cli).resolve())
     extra = options.fusescope_args.split() + (["--pin", options.pin] if options.pin else []) + ["--malloc", options.malloc]
     raw: dict[str, list[dict]] = {}
@@ -154,6 +172,13 @@ def main() -> None:
                         got["control"] = reference(python, model, threads, options.min_run_time, options.pin, options.malloc)
             raw.setdefault(name, []).append(got)
             print(f"round {r + 1} {name}: {json.dumps(got)}", file=sys.stderr)
+    if options.json_out:
+        pathlib.Path(options.json_out).write_text(json.dumps(raw, indent=1))
+    print_tables(raw, options.rounds, options.control, options.libtorch,
+                 f"--malloc {options.malloc} on both sides. {other_load()}")
+
+
+def print_tables(raw: dict[str, list[dict]], rounds_run: int, control: bool, libtorch: bool, footer: str) -> None:
     print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call "
           "| reference eager: fresh process / after compile | pairs | threads |")
     print("|---|---|---|---|---|---|---|")
@@ -165,9 +190,9 @@ def main() -> None:
         ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
         print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} | {spread(fresh)} "
               f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
-    if options.control:
+    if control:
         print_control(raw)
-    if options.libtorch:
+    if libtorch:
         print("\n| model | torchscript row's eager / reference eager | torchscript row's eager / inductor row's eager "
               "| torchscript median (ms) | pairs |")
         print("|---|---|---|---|---|")
@@ -177,15 +202,14 @@ def main() -> None:
             to_worker = [t["eager_ms"] / g["fs"]["eager_ms"] for t, g in zip(ts, rounds)]
             print(f"| {name} | {spread(to_ref)} | {spread(to_worker)} | {spread([t['compiled_ms'] for t in ts])} "
                   f"| {statistics.median(t['pairs'] for t in ts):.0f} |")
-    print(f"\nRatios: median over {options.rounds} rounds (min–max); --malloc {options.malloc} on both sides. "
-          f"{other_load()}.")
+    print(f"\nRatios: median over {rounds_run} rounds (min–max)"
+          + ("" if rounds_run < 6 else " [95 % confidence interval of the median, order statistic]")
+          + f"; {footer}.")
     print("\nPage faults per eager call (FuseScope's worker / reference), per round:")
     for name, rounds in raw.items():
         cells = [f"{(g['fs']['faults_per_call'] or {}).get('eager', float('nan')):.0f} / {g['ref']['eager_faults_per_call']:.0f}"
                  for g in rounds]
         print(f"  {name}: {'; '.join(cells)}")
-    if options.json_out:
-        pathlib.Path(options.json_out).write_text(json.dumps(raw, indent=1))
 
 
 if __name__ == "__main__":
