@@ -31,3 +31,9 @@ def test_three_rounds_give_no_interval_and_the_controls_verdict():
     assert "differ by up to 63.2 %, NOT well inside the ±3 % target" in out
     assert "differ by up to 20.4 %, NOT well inside the ±5 % target" in out
     assert "torchscript row's eager" in out
+
+
+def test_thirty_pairs_on_the_issues_model():
+    out = replay("2026-12-04-0331-residual-mlp-pairs.json")
+    # docs/measurement.md, "The issue's residual MLP in thirty alternating pairs"
+    assert "| 0.975 (0.836–1.268) [0.933, 1.026] | 0.999 (0.819–1.311) [0.957, 1.051] | 1.009 (0.851–1.364) [0.973, 1.070] |" in out
