@@ -37,3 +37,9 @@ def test_thirty_pairs_on_the_issues_model():
     out = replay("2026-12-04-0331-residual-mlp-pairs.json")
     # docs/measurement.md, "The issue's residual MLP in thirty alternating pairs"
     assert "| 0.975 (0.836–1.268) [0.933, 1.026] | 0.999 (0.819–1.311) [0.957, 1.051] | 1.009 (0.851–1.364) [0.973, 1.070] |" in out
+
+
+def test_twenty_default_pairs_on_the_transformer():
+    out = replay("2026-12-04-0403-transformer-pairs-default.json")
+    # docs/measurement.md, "The transformer in twenty pairs, FuseScope at its defaults"
+    assert "| 0.966 (0.654–1.340) [0.876, 1.083] | 0.961 (0.793–1.192) [0.889, 1.089] | 1.039 (0.823–1.331) [0.945, 1.095] |" in out
