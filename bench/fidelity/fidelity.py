@@ -149,10 +149,7 @@ def main() -> None:
                         help="print the tables of an earlier run from its --json file instead of measuring")
     options = parser.parse_args()
     if options.replay:
-        raw = json.loads(pathlib.Path(options.replay).read_text())
-        rounds = next(iter(raw.values()))
-        print_tables(raw, len(rounds), "control" in rounds[0], "torchscript" in rounds[0]["fs"],
-                     f"replayed from {options.replay}")
+        print_tables(json.loads(pathlib.Path(options.replay).read_text()), f"replayed from {options.replay}")
         return
     python = python_of_build(pathlib.Path(options.cli).resolve())
     extra = options.fusescope_args.split() + (["--pin", options.pin] if options.pin else []) + ["--malloc", options.malloc]
@@ -174,11 +171,14 @@ def main() -> None:
             print(f"round {r + 1} {name}: {json.dumps(got)}", file=sys.stderr)
     if options.json_out:
         pathlib.Path(options.json_out).write_text(json.dumps(raw, indent=1))
-    print_tables(raw, options.rounds, options.control, options.libtorch,
-                 f"--malloc {options.malloc} on both sides. {other_load()}")
+    print_tables(raw, f"--malloc {options.malloc} on both sides. {other_load()}")
 
 
-def print_tables(raw: dict[str, list[dict]], rounds_run: int, control: bool, libtorch: bool, footer: str) -> None:
+def print_tables(raw: dict[str, list[dict]], footer: str) -> None:
+    """The tables of one run, measured or replayed: how many rounds, and whether it had a control
+    and a torchscript row, are read from the raw numbers themselves."""
+    first = next(iter(raw.values()))
+    rounds_run = len(first)
     print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call "
           "| reference eager: fresh process / after compile | pairs | threads |")
     print("|---|---|---|---|---|---|---|")
@@ -190,9 +190,9 @@ def print_tables(raw: dict[str, list[dict]], rounds_run: int, control: bool, lib
         ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
         print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} | {spread(fresh)} "
               f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
-    if control:
+    if "control" in first[0]:
         print_control(raw)
-    if libtorch:
+    if "torchscript" in first[0]["fs"]:
         print("\n| model | torchscript row's eager / reference eager | torchscript row's eager / inductor row's eager "
               "| torchscript median (ms) | pairs |")
         print("|---|---|---|---|---|")
