@@ -177,6 +177,9 @@ def main() -> None:
 def print_tables(raw: dict[str, list[dict]], footer: str) -> None:
     """The tables of one run, measured or replayed: how many rounds, and whether it had a control
     and a torchscript row, are read from the raw numbers themselves."""
+    if not raw:
+        print("no rounds measured")
+        return
     first = next(iter(raw.values()))
     rounds_run = len(first)
     print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call "
