@@ -1,4 +1,6 @@
 // Report and stream throughput on a synthetic transformer-sized stage graph (bench/README.md).
+#include "codec/ReportCodec.h"
+#include "codec/StageCodec.h"
 #include "model/Report.h"
 #include "report/ReportFile.h"
 #include "stream/WorkerStream.h"

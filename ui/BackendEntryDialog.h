@@ -1,6 +1,6 @@
 #pragma once
 
-#include "capture/CompileOptions.h"
+#include "model/BackendEntry.h"
 
 #include <QDialog>
 

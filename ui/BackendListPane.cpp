@@ -2,8 +2,8 @@
 
 #include "BackendEntryDialog.h"
 #include "Registry.h"
-#include "capture/CompileOptions.h"
-#include "capture/Workload.h"
+#include "model/BackendEntry.h"
+#include "model/WorkloadText.h"
 #include "model/ErrorCode.h"
 
 #include <QAction>
@@ -203,11 +203,11 @@ QStringList BackendListPane::assignableEntries() const {
 }
 
 void BackendListPane::showEntriesOf(const Report& report) {
-    const auto& options = report.settings.value("options", nlohmann::json::object());
-    const auto mode = options.value("mode", nlohmann::json(nullptr));
+    const auto& options = report.settings.options;
+    const auto mode = options.is_object() ? options.value("mode", nlohmann::json(nullptr)) : nlohmann::json(nullptr);
     QStringList names;
     for (const auto& run : report.backends) {
-        if (report.search.is_object() && isMixedLabel(run.name))
+        if (report.search && isMixedLabel(run.name))
             continue;
         auto entry = parseBackendEntry(run.name);
         if (mode.is_string() && !isMixedLabel(run.name) && entry && entry.value().mode.empty() &&

@@ -88,10 +88,8 @@ void ComparisonTab::subscribe(const ReportModel* model) {
     m_warnings->subscribe(model);
     auto update = [this] {
         const Report& report = m_report->report();
-        const nlohmann::json workload = report.settings.is_object() && report.settings.contains("workload")
-                                            ? report.settings["workload"]
-                                            : nlohmann::json(nullptr);
-        m_workloadLabel->setText(tr("Workload: %1").arg(workloadSummary(workload)));
+        m_workloadLabel->setText(
+            tr("Workload: %1").arg(workloadSummary(report.settings.workload.value_or(Workload{}))));
         m_workloadLabel->setVisible(!report.backends.empty());
         showDetails();
     };

@@ -48,12 +48,6 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-// settings["workload"] of a report, or null (reports written before workloads have none).
-nlohmann::json workloadSettings(const Report& report) {
-    if (!report.settings.is_object() || !report.settings.contains("workload"))
-        return nullptr;
-    return report.settings["workload"];
-}
 
 } // namespace
 
@@ -326,7 +320,7 @@ void MainWindow::startRun() {
     RecentFiles::add(model);
     m_menus->rebuildRecent();
     setWindowTitle(
-        QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request.value().workload.toProtocol())));
+        QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request.value().workload)));
     updateRunState();
 }
 
@@ -377,7 +371,7 @@ void MainWindow::onReportOpened(const QString& path) {
     RecentFiles::add(QFileInfo(path).absoluteFilePath());
     m_menus->rebuildRecent();
     setWindowTitle(QString("FuseScope - %1 (%2)")
-                       .arg(QFileInfo(path).fileName(), workloadSummary(workloadSettings(opened))));
+                       .arg(QFileInfo(path).fileName(), workloadSummary(opened.settings.workload.value_or(Workload{}))));
     setStatus(tr("Opened %1").arg(path));
     m_comparison->selectFirstRow(false);
     updateRunState();

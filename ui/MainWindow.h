@@ -6,7 +6,7 @@
 #include "RunOptionsPane.h"
 #include "RunStatusLine.h"
 #include "capture/CompareSession.h"
-#include "capture/RunRequest.h"
+#include "model/RunRequest.h"
 #include "engine/ReportModel.h"
 #include "model/Report.h"
 #include "model/Result.h"

@@ -1,6 +1,6 @@
 #include "ModuleAssignPanel.h"
 
-#include "capture/Workload.h"
+#include "model/WorkloadText.h"
 #include "engine/ReportModel.h"
 
 #include <QComboBox>

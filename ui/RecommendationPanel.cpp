@@ -1,5 +1,6 @@
 #include "RecommendationPanel.h"
 
+#include "analysis/Format.h"
 #include "engine/ReportModel.h"
 
 #include <QBrush>
@@ -177,32 +178,15 @@ void RecommendationPanel::refresh() {
 }
 
 void RecommendationPanel::showSearch() {
-    const nlohmann::json search = m_report ? m_report->search : nlohmann::json();
-    if (!search.is_object()) {
+    if (!m_report || !m_report->search) {
         m_search->setVisible(false);
         return;
     }
-    QString text;
-    if (search.contains("error") && search["error"].is_string()) {
-        text = tr("<b>Assignment search:</b> not run: %1")
-                   .arg(q(search["error"].get<std::string>()).toHtmlEscaped());
-    } else {
-        const auto candidates = search.value("candidates", nlohmann::json::array());
-        const auto ran = std::count_if(candidates.begin(), candidates.end(), [](const nlohmann::json& c) {
-            return c.value("status", std::string()) == "ok";
-        });
-        const auto str = [&search](const char* key) {
-            const auto it = search.find(key);
-            return it != search.end() && it->is_string() ? q(it->get<std::string>()) : QString();
-        };
-        text = tr("<b>Assignment search</b> (%1, %2 candidates, %3 ran ok): %4")
-                   .arg(str("strategy").isEmpty() ? tr("strategy unknown") : str("strategy"))
-                   .arg(candidates.size())
-                   .arg(ran)
-                   .arg(str("verdict").toHtmlEscaped());
-        if (!str("pick").isEmpty())
-            text += tr("<br><b>Pick:</b> %1").arg(str("pick").toHtmlEscaped());
-    }
+    const SearchOutcome& search = *m_report->search;
+    // One line as the CLI prints it (format::searchSummary), then the pick.
+    QString text = tr("<b>Assignment search:</b> %1").arg(q(format::searchSummary(search)).toHtmlEscaped());
+    if (search.ran() && !search.pick.empty())
+        text += tr("<br><b>Pick:</b> %1").arg(q(search.pick).toHtmlEscaped());
     m_search->setText(text);
     m_search->setVisible(true);
 }

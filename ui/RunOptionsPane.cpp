@@ -1,7 +1,7 @@
 #include "RunOptionsPane.h"
 
 #include "WorkloadOptions.h"
-#include "capture/CompileOptions.h"
+#include "model/BackendEntry.h"
 #include "capture/SessionPlan.h"
 
 #include <QCheckBox>
@@ -100,30 +100,28 @@ Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
 }
 
 void RunOptionsPane::showSettingsOf(const Report& report) {
-    const auto& options = report.settings.value("options", nlohmann::json::object());
+    const nlohmann::json& options =
+        report.settings.options.is_object() ? report.settings.options : nlohmann::json::object();
     m_fullgraph->setChecked(options.value("fullgraph", false));
-    const Placement placement = Placement::fromJson(report.settings.value("placement", nlohmann::json()));
+    const Placement placement = report.settings.placement.value_or(Placement{});
     m_threads->setValue(placement.threads.value_or(0)); // 0: auto
-    m_malloc->setCurrentText(QString::fromStdString(placement.malloc));
+    // Reports from before the allocator option do not say; the field shows the default.
+    m_malloc->setCurrentText(QString::fromStdString(placement.malloc.empty() ? Placement{}.malloc : placement.malloc));
     MeasureSettings beforeConfidence;
     beforeConfidence.confidencePct = 0; // reports from before the confidence rule: off
     beforeConfidence.settle = 0;        // and from before settle calls: none
-    const MeasureSettings measure =
-        MeasureSettings::fromJson(report.settings.value("measure", nlohmann::json()), beforeConfidence);
+    const MeasureSettings measure = report.settings.measure.value_or(MeasureRecord{}).resolved(beforeConfidence);
     m_confidence->setValue(measure.confidencePct);
     m_settle->setValue(measure.settle);
     const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
     m_dynamic->setCurrentText(dynamic.is_boolean() ? (dynamic.get<bool>() ? "true" : "false") : "auto");
     m_inductorConfig->setText(
         QString::fromStdString(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
-    m_bisect->setChecked(report.settings.is_object() && report.settings.contains("bisect_budget_s"));
+    m_bisect->setChecked(report.settings.bisectBudgetSeconds.has_value());
     m_trace->setChecked(
         std::any_of(report.backends.begin(), report.backends.end(),
-                    [](const BackendRun& run) { return run.trace.has_value() || !run.traceInfo.is_null(); }));
-    const nlohmann::json workload = report.settings.is_object() && report.settings.contains("workload")
-                                        ? report.settings["workload"]
-                                        : nullptr;
-    m_workload->showSettings(workload, report.search.is_object());
+                    [](const BackendRun& run) { return run.trace.has_value() || run.traceInfo.has_value(); }));
+    m_workload->showSettings(report.settings.workload, report.search.has_value());
 }
 
 } // namespace fusescope

@@ -136,7 +136,7 @@ void ShapesPanel::refresh() {
                            .arg(r->recompileLimit < 0 ? QString("?") : QString::number(r->recompileLimit));
                 top->setForeground(InputSet, red);
             }
-        const int sets = static_cast<int>(study.sets.is_array() ? study.sets.size() : 0);
+        const int sets = static_cast<int>(study.sets.size());
         int count = sets;
         for (const ShapeRun* r : {fixed, dynamic})
             if (r)
@@ -147,7 +147,7 @@ void ShapesPanel::refresh() {
             const ShapePoint* d = pointAt(dynamic, i);
             auto* item = new QTreeWidgetItem(top);
             item->setText(InputSet,
-                          i < sets ? inputSetText(study.sets[static_cast<size_t>(i)]) : tr("set %1").arg(i));
+                          i < sets ? q(format::inputSet(study.sets[static_cast<size_t>(i)])) : tr("set %1").arg(i));
             // Eager runs the same inputs in both compiles; either series is eager's latency.
             const ShapePoint* any = s ? s : d;
             item->setText(EagerMs, q(format::milliseconds(any ? median(any->eagerMs) : std::nullopt)));

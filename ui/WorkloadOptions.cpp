@@ -1,5 +1,5 @@
 #include "WorkloadOptions.h"
-#include "codec/Json.h"
+#include "analysis/Format.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -18,27 +18,6 @@ QString q(const std::string& s) {
 const char* kInvalidStyle = "QLineEdit { border: 2px solid #c62828; }";
 
 } // namespace
-
-QString inputSetText(const nlohmann::json& set) {
-    QStringList inputs;
-    if (!set.is_array())
-        return {};
-    for (const auto& input : set) {
-        QStringList dims;
-        for (const auto& d : input.value("shape", nlohmann::json::array()))
-            dims << (d.is_number() ? QString::number(d.get<long long>()) : q(codec::dumpJson(d)));
-        inputs << dims.join('x') + ":" + q(input.value("dtype", std::string("float32")));
-    }
-    return inputs.join(',');
-}
-
-QString shapeListText(const nlohmann::json& sets) {
-    QStringList out;
-    if (sets.is_array())
-        for (const auto& set : sets)
-            out << inputSetText(set);
-    return out.join(';');
-}
 
 WorkloadOptions::WorkloadOptions(QWidget* parent)
     : QWidget(parent)
@@ -119,32 +98,21 @@ bool WorkloadOptions::searchAssignments() const {
     return m_search->isChecked();
 }
 
-void WorkloadOptions::showSettings(const nlohmann::json& workload, bool searched) {
-    const nlohmann::json w = workload.is_object() ? workload : nlohmann::json::object();
-    const auto str = [&w](const char* key, const char* fallback) {
-        const auto it = w.find(key);
-        return it != w.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
-    };
-    const int mode = m_mode->findData(q(str("mode", "inference")));
+void WorkloadOptions::showSettings(const std::optional<Workload>& workload, bool searched) {
+    const Workload w = workload.value_or(Workload{});
+    const int mode = m_mode->findData(q(w.mode));
     m_mode->setCurrentIndex(mode >= 0 ? mode : 0);
-    const int precision = m_precision->findText(q(str("precision", "fp32")));
+    const int precision = m_precision->findText(q(w.precision));
     m_precision->setCurrentIndex(precision >= 0 ? precision : 0);
-    m_shapes->setText(w.contains("shapes") ? shapeListText(w["shapes"]) : QString());
+    m_shapes->setText(q(format::shapeList(w.shapes)));
     m_search->setChecked(searched);
 }
 
-QString workloadSummary(const nlohmann::json& workload) {
-    const nlohmann::json w = workload.is_object() ? workload : nlohmann::json::object();
-    const auto str = [&w](const char* key, const char* fallback) {
-        const auto it = w.find(key);
-        return it != w.end() && it->is_string() ? q(it->get<std::string>()) : QString(fallback);
-    };
-    const QString mode = str("mode", "inference");
-    QStringList parts{mode.left(1).toUpper() + mode.mid(1), str("precision", "fp32")};
-    const auto shapes = w.find("shapes");
-    if (shapes != w.end() && shapes->is_array() && !shapes->empty())
-        parts << (shapes->size() == 1 ? QObject::tr("1 input set")
-                                      : QObject::tr("%1 input sets").arg(shapes->size()));
+QString workloadSummary(const Workload& w) {
+    const QString mode = q(w.mode);
+    QStringList parts{mode.left(1).toUpper() + mode.mid(1), q(w.precision)};
+    if (!w.shapes.empty())
+        parts << (w.shapes.size() == 1 ? QObject::tr("1 input set") : QObject::tr("%1 input sets").arg(w.shapes.size()));
     return parts.join(", ");
 }
 

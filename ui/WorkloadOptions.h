@@ -1,6 +1,6 @@
 #pragma once
 
-#include "capture/Workload.h"
+#include "model/WorkloadText.h"
 
 #include <QString>
 #include <QWidget>
@@ -23,8 +23,9 @@ public:
     // problem with the shape list.
     Result<Workload> workload() const;
     bool searchAssignments() const;
-    // What a report's settings["workload"] (and whether it has a search outcome) said was run.
-    void showSettings(const nlohmann::json& workload, bool searched);
+    // What a report's settings.workload (none: the default) and whether it has a search outcome
+    // said was run.
+    void showSettings(const std::optional<Workload>& workload, bool searched);
 
     QComboBox* modeBox() const { return m_mode; }
     QComboBox* precisionBox() const { return m_precision; }
@@ -46,12 +47,7 @@ private:
     QCheckBox* m_search;
 };
 
-// `[[{"shape": [1, 8], "dtype": "int64"}], ...]` -> `1x8:int64;...`, the text parseShapeList reads.
-QString shapeListText(const nlohmann::json& sets);
-// One input set: `1x8:int64,1x8:float32`.
-QString inputSetText(const nlohmann::json& set);
-// A report's settings["workload"] in a few words: "Training, bf16, 3 input sets"; "Inference, fp32"
-// for the default (or absent) workload.
-QString workloadSummary(const nlohmann::json& workload);
+// A workload in a few words: "Training, bf16, 3 input sets"; "Inference, fp32" for the default.
+QString workloadSummary(const Workload& workload);
 
 } // namespace fusescope

@@ -9,7 +9,6 @@
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 #include "analysis/Summary.h"
-#include "codec/Json.h"
 
 #include <algorithm>
 #include <sstream>
@@ -21,27 +20,10 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-std::string shapeText(const nlohmann::json& set) {
-    std::string out;
-    for (const auto& input : set) {
-        if (!out.empty())
-            out += ",";
-        std::string dims;
-        for (const auto& d : input.value("shape", nlohmann::json::array()))
-            dims += (dims.empty() ? "" : "x") + (d.is_string() ? d.get<std::string>() : codec::dumpJson(d));
-        out += dims + ":" + input.value("dtype", std::string("?"));
-    }
-    return out;
-}
-
-std::string workloadText(const nlohmann::json& workload) {
-    if (!workload.is_object())
+std::string workloadText(const std::optional<Workload>& workload) {
+    if (!workload || (workload->mode == "inference" && workload->precision == "fp32"))
         return {};
-    const auto mode = workload.value("mode", std::string("inference"));
-    const auto precision = workload.value("precision", std::string("fp32"));
-    if (mode == "inference" && precision == "fp32")
-        return {};
-    return mode + (precision == "fp32" ? std::string() : ", " + precision + " autocast");
+    return workload->mode + (workload->precision == "fp32" ? std::string() : ", " + workload->precision + " autocast");
 }
 
 std::string cpuText(const std::vector<int>& cpus) {
@@ -120,7 +102,7 @@ void shapesSection(std::ostringstream& out, const Report& report) {
             out << "\n";
             for (const auto& p : r.points) {
                 const auto set = p.index < static_cast<int>(run.shapes->sets.size())
-                                     ? shapeText(run.shapes->sets[p.index])
+                                     ? format::inputSet(run.shapes->sets[p.index])
                                      : std::to_string(p.index);
                 out << "    " << set << "  ";
                 if (p.status != "ok") {
@@ -216,16 +198,8 @@ void partsSection(std::ostringstream& out, const Report& report) {
 }
 
 void recommendationSection(std::ostringstream& out, const Report& report, const SummaryOptions& summary) {
-    if (report.search.is_object()) {
-        out << "\nassignment search";
-        if (report.search.contains("error")) {
-            out << ": not run: " << report.search["error"].get<std::string>() << "\n";
-        } else {
-            out << " (" << report.search.value("strategy", std::string()) << ", "
-                << report.search.value("candidates", nlohmann::json::array()).size()
-                << " candidates): " << report.search.value("verdict", std::string()) << "\n";
-        }
-    }
+    if (report.search)
+        out << "\nassignment search: " << format::searchSummary(*report.search) << "\n";
     const auto rec = recommend(report, summary.goal, summary.recommend);
     out << "\nrecommendation (" << toString(rec.goal) << "): " << rec.verdict << "\n";
     for (const auto& r : rec.ranked)
@@ -263,14 +237,13 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     std::ostringstream out;
     out << "model " << (report.modelSpec.empty() ? report.model.name : report.modelSpec) << " on "
         << report.device << ", torch " << report.environment.torch;
-    if (const auto w = workloadText(report.settings.value("workload", nlohmann::json())); !w.empty())
+    if (const auto w = workloadText(report.settings.workload); !w.empty())
         out << ", " << w;
     if (const auto p = placementText(report); !p.empty())
         out << ", " << p;
     // Settle calls (docs/measurement.md): said only when the report records them.
-    if (const auto& measure = report.settings.value("measure", nlohmann::json());
-        measure.is_object() && measure.contains("settle") && measure["settle"].is_number_integer())
-        out << ", settle " << measure["settle"].get<long long>();
+    if (report.settings.measure && report.settings.measure->settle)
+        out << ", settle " << *report.settings.measure->settle;
     out << "\n";
     for (size_t r = 0; r < rows.size(); ++r) {
         for (size_t c = 0; c < rows[r].size(); ++c) {

@@ -20,8 +20,8 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 int exportTrace(const BackendRun& run, const ExportOptions& options) {
     if (!run.trace) {
         std::string why = "it was run without --trace";
-        if (run.traceInfo.is_object() && run.traceInfo.contains("error"))
-            why = run.traceInfo["error"].get<std::string>();
+        if (run.traceInfo && !run.traceInfo->error.empty())
+            why = run.traceInfo->error;
         std::fprintf(stderr, "error: backend %s in %s has no trace: %s\n", run.name.c_str(),
                      options.report.c_str(), why.c_str());
         return kExitError;

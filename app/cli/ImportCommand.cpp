@@ -56,7 +56,7 @@ int runImport(const ImportOptions& options) {
     }
     if (!options.quiet) {
         const Report& r = report.value();
-        const std::string format = r.settings.value("/import/format"_json_pointer, std::string());
+        const std::string format = r.settings.import ? r.settings.import->format : std::string();
         std::printf("imported %s (%s%s) -> %s\n", options.input.c_str(), format.c_str(),
                     r.environment.torch.empty() ? "" : (", torch " + r.environment.torch).c_str(),
                     options.out.c_str());

@@ -8,9 +8,10 @@
 #include "analysis/Suite.h"
 #include "capture/WorkerConfig.h"
 #include "codec/Json.h"
-#include "codec/Reader.h"
+#include "codec/SweepCodec.h"
 #include "files/PathChecks.h"
 #include "report/ReportFile.h"
+#include "stream/LineSplitter.h"
 
 #include <QCoreApplication>
 #include <QProcess>
@@ -52,29 +53,32 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 // One progress line per driver event; returns the driver's final exit code on `done`.
-void handleEvent(const nlohmann::json& event, const SweepCommands& c, std::optional<int>& doneCode) {
-    const codec::Reader r(event);
-    const std::string kind = r.str("event");
-    if (kind == "plan") {
+void handleEvent(const SweepEvent& e, const SweepCommands& c, std::optional<int>& doneCode) {
+    switch (e.kind) {
+    case SweepEvent::Kind::Plan:
         if (!c.quiet)
             std::fprintf(stderr, "sweep %s: %d job(s), %d already finished, %d to run (%s executor)\n",
-                         r.str("name").c_str(), r.integer("jobs"), r.integer("skipped"), r.integer("to_run"),
-                         r.str("executor").c_str());
-    } else if (kind == "finished") {
+                         e.name.c_str(), e.jobs, e.skipped, e.toRun, e.executor.c_str());
+        break;
+    case SweepEvent::Kind::Finished: {
         refreshSuite(c.out, c.quiet);
         if (c.quiet)
             return;
-        std::string axes;
-        if (auto a = r.raw("axes"); a.is_object() && !a.empty())
-            axes = " " + codec::dumpJson(a);
-        const auto seconds = r.optNumber("seconds");
-        std::fprintf(stderr, "[%d/%d] %-11s %s {%s}%s%s%s%s\n", r.integer("done"), r.integer("total"),
-                     r.str("status").c_str(), r.str("model").c_str(), joined(r.strings("backends")).c_str(),
-                     axes.c_str(), seconds ? (" " + std::to_string(int(*seconds + 0.5)) + " s").c_str() : "",
-                     r.str("node").empty() ? "" : (" on " + r.str("node")).c_str(),
-                     r.str("reason").empty() ? "" : (": " + r.str("reason")).c_str());
-    } else if (kind == "done") {
-        doneCode = r.integer("exit", kExitError);
+        const SuiteJob& job = e.job;
+        const std::string axes = job.axes.empty() ? std::string() : " " + codec::dumpJson(job.axes);
+        std::fprintf(stderr, "[%d/%d] %-11s %s {%s}%s%s%s%s\n", e.done, e.total, job.status.c_str(),
+                     job.model.c_str(), joined(job.backends).c_str(), axes.c_str(),
+                     job.seconds ? (" " + std::to_string(int(*job.seconds + 0.5)) + " s").c_str() : "",
+                     job.node.empty() ? "" : (" on " + job.node).c_str(),
+                     job.reason.empty() ? "" : (": " + job.reason).c_str());
+        break;
+    }
+    case SweepEvent::Kind::Done:
+        doneCode = e.exitCode.value_or(kExitError);
+        break;
+    case SweepEvent::Kind::Started:
+    case SweepEvent::Kind::Other:
+        break;
     }
 }
 
@@ -100,16 +104,15 @@ int runSweep(const SweepCommands& c) {
         args << "--retry-failed";
 
     std::optional<int> doneCode;
-    std::string buffer;
+    LineSplitter lines;
     auto drain = [&] {
-        buffer += driver.readAllStandardOutput().toStdString();
-        size_t nl;
-        while ((nl = buffer.find('\n')) != std::string::npos) {
-            const std::string line = buffer.substr(0, nl);
-            buffer.erase(0, nl + 1);
+        for (const auto& line : lines.feed(driver.readAllStandardOutput().toStdString())) {
             auto parsed = codec::parseJson(line);
-            if (parsed && parsed.value().value.is_object())
-                handleEvent(parsed.value().value, c, doneCode);
+            auto event = parsed && parsed.value().value.is_object()
+                             ? codec::decodeSweepEvent(parsed.value().value)
+                             : Result<SweepEvent>(Error{"protocol_error", "not an event"});
+            if (event)
+                handleEvent(event.value(), c, doneCode);
             else if (!line.empty())
                 std::fprintf(stderr, "%s\n", line.c_str()); // not an event: pass it on
         }

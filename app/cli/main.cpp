@@ -4,11 +4,11 @@
 #include "OptionChecks.h"
 #include "SweepCommands.h"
 #include "capture/CompareSession.h"
-#include "capture/CompileOptions.h"
+#include "model/BackendEntry.h"
 #include "capture/ProvenanceCollect.h"
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
-#include "capture/Workload.h"
+#include "model/WorkloadText.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
 

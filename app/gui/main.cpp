@@ -3,7 +3,7 @@
 #include "MainWindow.h"
 #include "PythonSetting.h"
 #include "capture/CompareSession.h"
-#include "capture/CompileOptions.h"
+#include "model/BackendEntry.h"
 #include "capture/ProvenanceCollect.h"
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"

@@ -2,8 +2,8 @@
 
 #include "CompileTime.h"
 #include "Format.h"
-#include "capture/CompileOptions.h"
-#include "capture/Workload.h"
+#include "model/BackendEntry.h"
+#include "model/WorkloadText.h"
 #include "codec/Json.h"
 
 #include <algorithm>
@@ -180,25 +180,16 @@ void compileAutotuning(const Report& report, const BackendRun& run, std::vector<
 // "input 0 dim 0 (1, 8)" for each dimension whose size differs between the study's input sets.
 std::vector<std::string> varyingDimensions(const ShapeStudy& study) {
     std::vector<std::string> out;
-    if (!study.sets.is_array() || study.sets.size() < 2)
+    if (study.sets.size() < 2)
         return out;
     std::map<std::pair<size_t, size_t>, std::vector<std::string>> sizes; // (input, dim) -> sizes seen
-    for (const auto& set : study.sets) {
-        if (!set.is_array())
-            continue;
-        for (size_t i = 0; i < set.size(); ++i) {
-            const auto shape = set[i].is_object() ? set[i].value("shape", json::array()) : json::array();
-            if (!shape.is_array())
-                continue;
-            for (size_t d = 0; d < shape.size(); ++d) {
+    for (const auto& set : study.sets)
+        for (size_t i = 0; i < set.size(); ++i)
+            for (size_t d = 0; d < set[i].shape.size(); ++d) {
                 auto& seen = sizes[{i, d}];
-                const std::string text =
-                    shape[d].is_string() ? shape[d].get<std::string>() : codec::dumpJson(shape[d]);
-                if (std::find(seen.begin(), seen.end(), text) == seen.end())
-                    seen.push_back(text);
+                if (std::find(seen.begin(), seen.end(), set[i].shape[d]) == seen.end())
+                    seen.push_back(set[i].shape[d]);
             }
-        }
-    }
     for (const auto& [key, seen] : sizes) {
         if (seen.size() < 2)
             continue;

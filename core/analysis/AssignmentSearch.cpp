@@ -1,15 +1,14 @@
 #include "AssignmentSearch.h"
 
 #include "Format.h"
-#include "capture/CompileOptions.h"
-#include "capture/Workload.h"
+#include "model/BackendEntry.h"
+#include "model/WorkloadText.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace fusescope {
 
-using nlohmann::json;
 
 AssignmentSearch::AssignmentSearch(std::vector<std::string> modules, std::vector<std::string> backends,
                                    std::vector<std::string> singleRuns, int exhaustiveLimit)
@@ -128,62 +127,58 @@ std::vector<std::string> AssignmentSearch::next(const Report& report) {
     return fresh;
 }
 
-json AssignmentSearch::outcome(const Report& report) const {
-    json candidates = json::array();
-    std::string bestMixed;
-    std::optional<SpeedupEstimate> bestMixedSpeed;
-    auto speedJson = [](const std::optional<SpeedupEstimate>& s) -> json {
+SearchOutcome AssignmentSearch::outcome(const Report& report) const {
+    const auto record = [](const std::optional<SpeedupEstimate>& s) -> std::optional<SpeedupRecord> {
         if (!s)
-            return nullptr;
-        return {{"median", s->median}, {"q1", s->q1}, {"q3", s->q3}, {"pairs", s->pairs}};
+            return std::nullopt;
+        return SpeedupRecord{s->median, s->q1, s->q3, s->pairs};
     };
+    SearchOutcome out;
+    out.strategy = m_strategy;
+    out.modules = m_modules;
+    out.backends = m_backends;
+    std::optional<SpeedupEstimate> bestMixedSpeed;
     for (const auto& c : m_candidates) {
         const auto* run = report.findBackend(c);
         const auto s = speedupOf(report, c);
-        candidates.push_back(
-            {{"label", c},
-             {"status", run ? toString(run->status) : "pending"},
-             {"accuracy_pass", run && run->accuracy ? json(run->accuracy->pass) : json(nullptr)},
-             {"speedup", speedJson(s)}});
+        SearchCandidate candidate;
+        candidate.label = c;
+        candidate.status = run ? toString(run->status) : "pending";
+        if (run && run->accuracy)
+            candidate.accuracyPass = run->accuracy->pass;
+        candidate.speedup = record(s);
+        out.candidates.push_back(std::move(candidate));
         if (s && (!bestMixedSpeed || s->median > bestMixedSpeed->median)) {
-            bestMixed = c;
+            out.bestMixed = c;
             bestMixedSpeed = s;
         }
     }
-    const std::string single = bestSingle(report);
-    const auto singleSpeed = single.empty() ? std::nullopt : speedupOf(report, single);
-    json out = {{"strategy", m_strategy},
-                {"modules", m_modules},
-                {"backends", m_backends},
-                {"candidates", candidates},
-                {"best_mixed", bestMixed.empty() ? json(nullptr) : json(bestMixed)},
-                {"best_mixed_speedup", speedJson(bestMixedSpeed)},
-                {"best_single", single.empty() ? json(nullptr) : json(single)},
-                {"best_single_speedup", speedJson(singleSpeed)}};
-    std::string pick, verdict;
+    out.bestMixedSpeedup = record(bestMixedSpeed);
+    out.bestSingle = bestSingle(report);
+    const auto singleSpeed = out.bestSingle.empty() ? std::nullopt : speedupOf(report, out.bestSingle);
+    out.bestSingleSpeedup = record(singleSpeed);
+    const std::string& bestMixed = out.bestMixed;
+    const std::string& single = out.bestSingle;
     if (bestMixedSpeed && singleSpeed && clearlyFaster(*bestMixedSpeed, *singleSpeed)) {
-        pick = bestMixed;
-        verdict = bestMixed + " beats the best single backend " + single + " beyond the measured spread (" +
-                  format::ratio(bestMixedSpeed->median) + " vs " + format::ratio(singleSpeed->median) +
-                  " over eager)";
+        out.pick = bestMixed;
+        out.verdict = bestMixed + " beats the best single backend " + single + " beyond the measured spread (" +
+                      format::ratio(bestMixedSpeed->median) + " vs " + format::ratio(singleSpeed->median) +
+                      " over eager)";
     } else if (singleSpeed) {
-        pick = single;
-        verdict = bestMixed.empty()
-                      ? "no mixed assignment ran successfully; keep " + single
-                      : "no assignment beats " + single + " beyond the measured spread (best: " + bestMixed +
-                            " " + format::ratio(bestMixedSpeed->median) + " vs " +
-                            format::ratio(singleSpeed->median) + "); keep " + single;
+        out.pick = single;
+        out.verdict = bestMixed.empty()
+                          ? "no mixed assignment ran successfully; keep " + single
+                          : "no assignment beats " + single + " beyond the measured spread (best: " + bestMixed +
+                                " " + format::ratio(bestMixedSpeed->median) + " vs " +
+                                format::ratio(singleSpeed->median) + "); keep " + single;
     } else if (bestMixedSpeed) {
-        pick = bestMixed;
-        verdict = "no single-backend run to compare with; best assignment " + bestMixed;
+        out.pick = bestMixed;
+        out.verdict = "no single-backend run to compare with; best assignment " + bestMixed;
     } else {
-        verdict = "no candidate ran successfully";
+        out.verdict = "no candidate ran successfully";
     }
-    out["pick"] = pick.empty() ? json(nullptr) : json(pick);
-    out["gain_over_best_single"] = bestMixedSpeed && singleSpeed && singleSpeed->median > 0
-                                       ? json(bestMixedSpeed->median / singleSpeed->median)
-                                       : json(nullptr);
-    out["verdict"] = verdict;
+    if (bestMixedSpeed && singleSpeed && singleSpeed->median > 0)
+        out.gainOverBestSingle = bestMixedSpeed->median / singleSpeed->median;
     return out;
 }
 

@@ -3,7 +3,6 @@
 #include "Speedup.h"
 #include "model/Report.h"
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,7 +24,7 @@ public:
 
     // The outcome so far: candidates with their speedups, the best single backend, and the pick,
     // which is a mixed assignment only when it beats the best single backend beyond the spread.
-    nlohmann::json outcome(const Report& report) const;
+    SearchOutcome outcome(const Report& report) const;
 
     const std::string& strategy() const { return m_strategy; }
 

@@ -58,4 +58,31 @@ std::string count(std::optional<int> value) {
     return value ? std::to_string(*value) : "-";
 }
 
+std::string inputSet(const InputSet& set) {
+    std::string out;
+    for (const auto& input : set) {
+        if (!out.empty())
+            out += ",";
+        for (size_t d = 0; d < input.shape.size(); ++d)
+            out += (d ? "x" : "") + input.shape[d];
+        out += ":" + (input.dtype.empty() ? std::string("float32") : input.dtype);
+    }
+    return out;
+}
+
+std::string shapeList(const std::vector<InputSet>& sets) {
+    std::string out;
+    for (size_t i = 0; i < sets.size(); ++i)
+        out += (i ? ";" : "") + inputSet(sets[i]);
+    return out;
+}
+
+std::string searchSummary(const SearchOutcome& search) {
+    if (!search.ran())
+        return "not run: " + search.error;
+    return (search.strategy.empty() ? std::string("strategy unknown") : search.strategy) + ", " +
+           std::to_string(search.candidates.size()) + " candidates, " + std::to_string(search.candidatesOk()) +
+           " ran ok: " + search.verdict;
+}
+
 } // namespace fusescope::format

@@ -44,15 +44,13 @@ std::string sci(double value) {
 }
 
 bool isTraining(const BackendRun& run) {
-    return run.workload.is_object() && run.workload.value("mode", std::string()) == "training";
+    return run.workload && run.workload->isTraining();
 }
 
 std::string precisionOf(const BackendRun& run) {
     if (run.accuracy && !run.accuracy->precision.empty())
         return run.accuracy->precision;
-    if (run.workload.is_object())
-        return run.workload.value("precision", std::string("fp32"));
-    return "fp32";
+    return run.workload ? run.workload->precision : std::string("fp32");
 }
 
 // Why `run` cannot be ranked at all, or empty.

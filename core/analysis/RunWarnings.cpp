@@ -3,6 +3,7 @@
 #include "Format.h"
 #include "LatencyStats.h"
 #include "Speedup.h"
+#include "codec/SettingsCodec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -228,7 +229,7 @@ std::vector<RunWarning> derivedReportWarnings(const Report& report) {
         const double median = computeLatencyStats(run.eagerSamplesMs).median;
         if (!(median > 0) || !std::isfinite(median))
             continue;
-        nlohmann::json key = {{"workload", run.workload}};
+        nlohmann::json key = {{"workload", run.workload ? nlohmann::json(*run.workload) : nlohmann::json()}};
         if (run.placement)
             key["placement"] = {run.placement->threads, run.placement->pin, run.placement->malloc};
         groups[key.dump()].push_back({run.name, median});

@@ -3,10 +3,7 @@
 #include "Format.h"
 #include "LatencyStats.h"
 #include "Recommendation.h"
-#include "codec/Json.h"
-#include "codec/Reader.h"
-#include "files/PathChecks.h"
-#include "report/ReportFile.h"
+#include "report/SweepFiles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,8 +15,6 @@ namespace fusescope {
 using nlohmann::json;
 
 namespace {
-
-constexpr uint64_t kMaxSweepFileBytes = uint64_t(64) << 20;
 
 // Two-sided 95 % quantiles of Student's t by degrees of freedom; past the table, the value at the
 // largest tabulated df not above it (slightly wide, never narrow).
@@ -45,16 +40,6 @@ double geomean(const std::vector<double>& values) {
     for (double v : values)
         sum += std::log(v);
     return std::exp(sum / static_cast<double>(values.size()));
-}
-
-std::string axesText(const json& axes) {
-    std::string out;
-    if (!axes.is_object())
-        return out;
-    for (const auto& [key, value] : axes.items())
-        out += (out.empty() ? "" : ", ") + key + "=" +
-               (value.is_string() ? value.get<std::string>() : value.dump());
-    return out;
 }
 
 std::string intervalText(const std::optional<Interval>& i) {
@@ -210,11 +195,6 @@ json intervalJson(const std::optional<Interval>& i) {
 
 } // namespace
 
-std::string SuiteJob::label() const {
-    const std::string axesPart = axesText(axes);
-    return axesPart.empty() ? model : model + " [" + axesPart + "]";
-}
-
 const SuiteCell* Suite::cell(size_t job, const std::string& backend) const {
     if (job >= cells.size())
         return nullptr;
@@ -285,61 +265,13 @@ Suite aggregateSuite(std::vector<SuiteJob> jobs, const std::vector<std::optional
 }
 
 Result<Suite> loadSuite(const std::string& dir) {
-    const std::string statePath = (std::filesystem::path(dir) / "sweep.json").string();
-    auto bytes = files::readRegularFile(statePath, kMaxSweepFileBytes);
-    if (!bytes)
-        return Error{
-            bytes.error().code == "not_found" ? "suite_not_found" : "suite_corrupt",
-            statePath + ": " +
-                (bytes.error().code == "not_found"
-                     ? std::string("no such file: not a sweep folder (fusescope-cli sweep writes it)")
-                     : bytes.error().message)};
-    auto parsed = codec::parseJson(bytes.value());
-    if (!parsed)
-        return Error{"suite_corrupt", statePath + ": " + parsed.error().message};
-    const codec::Reader root(parsed.value().value);
-    if (!root.expectObject() || root.str("kind") != "fusescope-sweep")
-        return Error{"suite_corrupt",
-                     statePath + ": not a FuseScope sweep state (kind is not fusescope-sweep)"};
-    std::vector<SuiteJob> jobs;
-    root.each("jobs", [&](const codec::Reader& item) {
-        if (!item.expectObject())
-            return;
-        SuiteJob job;
-        job.id = item.str("id");
-        job.model = item.str("model");
-        job.backends = item.strings("backends");
-        const json axes = item.raw("axes", json::object());
-        job.axes = axes.is_object() ? axes : json::object();
-        job.status = item.str("status", "pending");
-        job.report = item.str("report");
-        job.reason = item.str("reason");
-        job.seconds = item.optNumber("seconds");
-        job.node = item.str("node");
-        if (job.id.empty())
-            item.failAt("id", "a job needs an id");
-        jobs.push_back(std::move(job));
-    });
-    if (auto err = root.error("suite_corrupt"))
-        return Error{"suite_corrupt", statePath + ": " + err->message};
-
-    std::vector<std::optional<Report>> reports(jobs.size());
-    std::vector<std::string> notes;
-    for (size_t j = 0; j < jobs.size(); ++j) {
-        if (!jobs[j].finished() || jobs[j].report.empty())
-            continue;
-        const std::string path = (std::filesystem::path(dir) / jobs[j].report).string();
-        if (!std::filesystem::exists(path))
-            continue; // the job failed before writing one; its reason says why
-        auto report = readReport(path);
-        if (report)
-            reports[j] = std::move(report.value());
-        else
-            notes.push_back(report.error().message);
-    }
-    Suite suite = aggregateSuite(std::move(jobs), reports, std::move(notes));
+    auto files = readSweepFiles(dir);
+    if (!files)
+        return files.error();
+    Suite suite = aggregateSuite(std::move(files.value().state.jobs), files.value().reports,
+                                 std::move(files.value().notes));
     suite.dir = dir;
-    suite.name = root.str("name");
+    suite.name = files.value().state.name;
     return suite;
 }
 
@@ -483,8 +415,7 @@ std::string suiteTable(const Suite& suite) {
 }
 
 Status writeSuite(const Suite& suite) {
-    const std::string path = (std::filesystem::path(suite.dir) / "suite.json").string();
-    return writeFileAtomically(path, codec::dumpJson(suiteJson(suite), 1) + "\n");
+    return writeSuiteFile(suite.dir, suiteJson(suite));
 }
 
 } // namespace fusescope

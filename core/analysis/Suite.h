@@ -3,6 +3,7 @@
 #include "Speedup.h"
 #include "model/Report.h"
 #include "model/Result.h"
+#include "model/Sweep.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,22 +15,6 @@ namespace fusescope {
 // A sweep's results gathered over its jobs (docs/sweeps.md, "The suite"): DIR/sweep.json, kept by
 // the sweep driver, says which jobs there are and how each ended; each finished job's .fscope
 // report holds its measurements. Shared by `fusescope-cli suite` and the GUI's Suite view.
-
-struct SuiteJob {
-    std::string id;
-    std::string model;
-    std::vector<std::string> backends; // entries as --backends took them
-    nlohmann::json axes = nlohmann::json::object();
-    std::string status; // ok, partial, failed, interrupted, pending, running
-    std::string report; // path relative to the sweep folder
-    std::string reason; // why the job failed as a whole, when it did
-    std::optional<double> seconds;
-    std::string node;
-
-    bool finished() const { return status == "ok" || status == "partial" || status == "failed"; }
-    // "demo:mlp" or "demo:mlp [precision=bf16, threads=2]": one grid row.
-    std::string label() const;
-};
 
 // One backend in one job.
 struct SuiteCell {
@@ -84,8 +69,8 @@ struct Suite {
 Suite aggregateSuite(std::vector<SuiteJob> jobs, const std::vector<std::optional<Report>>& reports,
                      std::vector<std::string> notes = {});
 
-// Reads DIR/sweep.json and every job's report. Errors: suite_not_found (no sweep.json),
-// suite_corrupt (it does not decode; the message names the field).
+// Reads DIR/sweep.json and every job's report (report/SweepFiles.h) and aggregates them. Errors:
+// suite_not_found (no sweep.json), suite_corrupt (it does not decode; the message names the field).
 Result<Suite> loadSuite(const std::string& dir);
 
 // DIR/suite.json as docs/sweeps.md describes it.

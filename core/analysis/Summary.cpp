@@ -5,6 +5,9 @@
 #include "LatencyStats.h"
 #include "RunWarnings.h"
 #include "Speedup.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
 #include "trace/KernelLinks.h"
 
 #include <algorithm>
@@ -86,7 +89,7 @@ json shapesSummary(const BackendRun& run) {
         json points = json::array();
         for (const auto& p : r.points) {
             const json inputs = p.index >= 0 && p.index < static_cast<int>(study.sets.size())
-                                    ? study.sets[p.index]
+                                    ? json(study.sets[p.index])
                                     : json(nullptr);
             points.push_back({{"index", p.index},
                               {"inputs", inputs},
@@ -125,9 +128,9 @@ json trainingSummary(const BackendRun& run) {
 
 json traceSummary(const BackendRun& run) {
     if (!run.trace) {
-        if (run.traceInfo.is_object() && run.traceInfo.contains("error"))
-            return {{"source", run.traceInfo.value("source", json(nullptr))},
-                    {"error", run.traceInfo["error"]}};
+        if (run.traceInfo && !run.traceInfo->error.empty())
+            return {{"source", run.traceInfo->source.empty() ? json(nullptr) : json(run.traceInfo->source)},
+                    {"error", run.traceInfo->error}};
         return nullptr;
     }
     const auto& t = *run.trace;
@@ -135,10 +138,14 @@ json traceSummary(const BackendRun& run) {
                                        [](const TraceEvent& e) { return e.kind == EventKind::Kernel; });
     json out = {{"source", t.source},   {"events", t.events.size()},  {"kernels", kernels},
                 {"dropped", t.dropped}, {"iterations", t.iterations}, {"memory_events", t.memory.size()}};
-    if (run.traceInfo.is_object())
-        for (const char* key : {"untraced_ms", "traced_ms", "overhead_ratio"})
-            if (run.traceInfo.contains(key))
-                out[key] = run.traceInfo[key];
+    if (run.traceInfo) {
+        if (run.traceInfo->untracedMs)
+            out["untraced_ms"] = *run.traceInfo->untracedMs;
+        if (run.traceInfo->tracedMs)
+            out["traced_ms"] = *run.traceInfo->tracedMs;
+        if (run.traceInfo->overheadRatio)
+            out["overhead_ratio"] = *run.traceInfo->overheadRatio;
+    }
     // Kernels and ops linked to the kernel groups they ran (trace/KernelLinks.h), when the run has
     // after-fusion stages to link to.
     if (const auto stages = afterFusionStages(run); !stages.empty()) {
@@ -204,23 +211,11 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["deployment"] = run.deployment ? json(*run.deployment) : json(nullptr); // artifact backends
         b["tvm_tuning"] = run.tuning ? json(*run.tuning) : json(nullptr);         // tvm{tune=N} rows
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
+        // The report's record (with the bisect's first_divergence when it ran), and its status as
+        // PyTorch's harness names it even for reports written before statuses.
+        b["accuracy"] = run.accuracy ? json(*run.accuracy) : json(nullptr);
         if (run.accuracy)
-            b["accuracy"] = {
-                {"max_abs", run.accuracy->maxAbs},
-                {"max_rel", run.accuracy->maxRel},
-                {"cosine", run.accuracy->cosine},
-                {"rmse", run.accuracy->rmse},
-                {"pass", run.accuracy->pass},
-                {"rule", run.accuracy->rule},
-                {"tolerance", run.accuracy->tolerance},
-                {"precision",
-                 run.accuracy->precision.empty() ? json(nullptr) : json(run.accuracy->precision)},
-                {"status", accuracyStatus(*run.accuracy)},
-                {"reason", run.accuracy->reason.empty() ? json(nullptr) : json(run.accuracy->reason)}};
-        if (run.accuracy && run.accuracy->firstDivergence) // the accuracy bisect (docs/accuracy.md)
-            b["accuracy"]["first_divergence"] = *run.accuracy->firstDivergence;
-        if (!run.accuracy)
-            b["accuracy"] = nullptr;
+            b["accuracy"]["status"] = accuracyStatus(*run.accuracy);
         b["graphs"] = run.graphs >= 0 ? json(run.graphs) : json(nullptr);
         b["graph_breaks"] = run.graphBreaks >= 0 ? json(run.graphBreaks) : json(nullptr);
         b["break_reasons"] = run.breakReasons;
@@ -228,7 +223,7 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["warnings"] = runWarnings(run); // stored and derived (RunWarnings.h)
         b["placement"] = run.placement ? json(*run.placement) : json(nullptr);
         b["recompiles"] = run.recompiles >= 0 ? json(run.recompiles) : json(nullptr);
-        b["workload"] = run.workload;
+        b["workload"] = run.workload ? json(*run.workload) : json(nullptr);
         b["training"] = trainingSummary(run);
         b["shapes"] = shapesSummary(run);
         if (!run.assign.empty()) {
@@ -285,7 +280,7 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
              }()},
             {"backends", std::move(backends)},
             {"recommendation", toJson(recommend(report, options.goal, options.recommend))},
-            {"search", report.search},
+            {"search", report.search ? json(*report.search) : json(nullptr)},
             // docs/advice.md: computed from the report each time, never stored in it
             {"advice", toJson(adviceFor(report))},
             {"warnings", reportWarnings(report)}, // stored, then derived (RunWarnings.h)

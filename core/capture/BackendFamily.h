@@ -1,6 +1,6 @@
 #pragma once
 
-#include "RunRequest.h"
+#include "model/RunRequest.h"
 #include "model/BackendRun.h"
 #include "stream/WorkerStream.h"
 

@@ -2,17 +2,13 @@
 
 #include "MachineCheck.h"
 #include "ProvenanceCollect.h"
+#include "model/WorkloadText.h"
 #include "model/ErrorCode.h"
 
-#include <QDateTime>
 #include <QTimer>
 #include <memory>
 
 namespace fusescope {
-
-std::string utcTimestamp() {
-    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-}
 
 CompareSession::CompareSession(std::vector<BackendFamily*> families, QObject* parent)
     : QObject(parent)
@@ -39,15 +35,14 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
     m_report.provenance = collectProvenance();
     m_report.modelSpec = base.model;
     m_report.device = base.device;
-    m_report.settings = {{"measure", base.measure.toJson()},
-                         {"timeout_s", base.timeoutSeconds},
-                         {"cache", base.warmCache ? "warm" : "cold"},
-                         {"options", base.options},
-                         {"placement", base.placement.toProtocol()}};
+    m_report.settings.measure = MeasureRecord::of(base.measure);
+    m_report.settings.timeoutSeconds = base.timeoutSeconds;
+    m_report.settings.cache = base.warmCache ? "warm" : "cold";
+    m_report.settings.options = base.options;
+    m_report.settings.placement = base.placement;
     if (!base.workload.isDefault())
-        m_report.settings["workload"] = base.workload.toProtocol();
-    if (base.bisectBudgetSeconds) // --bisect (docs/accuracy.md)
-        m_report.settings["bisect_budget_s"] = *base.bisectBudgetSeconds;
+        m_report.settings.workload = base.workload;
+    m_report.settings.bisectBudgetSeconds = base.bisectBudgetSeconds; // --bisect (docs/accuracy.md)
     m_search.reset();
     for (const auto& name : backends) {
         BackendRun run;
@@ -205,7 +200,7 @@ bool CompareSession::extendWithSearch() {
         else if (backends.size() < 2)
             why = "the search needs at least two torch.compile backends in --backends";
         if (!why.empty()) {
-            m_report.search = {{"error", why}};
+            m_report.search.emplace().error = why;
             m_searchWanted = false;
             return false;
         }

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "BackendFamily.h"
-#include "CompileOptions.h"
+#include "model/BackendEntry.h"
 #include "analysis/AssignmentSearch.h"
 #include "model/Report.h"
 
@@ -76,8 +76,5 @@ std::optional<std::string> entryOptionsRefused(const std::string& label, const B
 
 // Errors of the model itself (not of a backend): docs/protocol.md's model_* codes.
 bool isModelError(const std::string& code);
-
-// ISO 8601 UTC "now", for report timestamps.
-std::string utcTimestamp();
 
 } // namespace fusescope

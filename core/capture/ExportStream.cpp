@@ -1,7 +1,8 @@
 #include "capture/ExportStream.h"
 
 #include "codec/Json.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "analysis/Confidence.h"
 #include "capture/MachineCheck.h"
-#include "capture/RunRequest.h"
+#include "model/RunRequest.h"
 #include "model/BackendRun.h"
 
 #include <cstdint>

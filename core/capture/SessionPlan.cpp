@@ -1,8 +1,8 @@
 #include "SessionPlan.h"
 
 #include "CompareSession.h"
-#include "CompileOptions.h"
-#include "Workload.h"
+#include "model/BackendEntry.h"
+#include "model/WorkloadText.h"
 
 namespace fusescope {
 

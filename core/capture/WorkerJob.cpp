@@ -1,6 +1,7 @@
 #include "WorkerJob.h"
 
 #include "codec/Json.h"
+#include "codec/MessageCodec.h"
 #include "model/ErrorCode.h"
 
 #include <string_view>
@@ -48,7 +49,7 @@ void WorkerJob::start() {
     m_group.adopt(m_process);
     if (m_request.timeoutSeconds > 0)
         m_timeout.start(static_cast<int>(m_request.timeoutSeconds * 1000));
-    const std::string line = codec::dumpJson(m_request.toProtocol(m_request.backend)) + "\n";
+    const std::string line = codec::dumpJson(codec::encodeRunRequest(m_request, m_request.backend)) + "\n";
     m_process.write(line.data(), static_cast<qint64>(line.size()));
 }
 

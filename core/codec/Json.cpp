@@ -2,6 +2,8 @@
 
 #include "Utf8.h"
 
+#include <cstdlib>
+
 #include <cmath>
 #include <vector>
 
@@ -196,6 +198,14 @@ Result<ParsedJson> parseJson(std::string_view text, const JsonLimits& limits) {
 
 std::string dumpJson(const json& value, int indent) {
     return value.dump(indent, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+}
+
+nlohmann::json sizeJson(const std::string& dim) {
+    const size_t digitsFrom = !dim.empty() && dim[0] == '-' ? 1 : 0;
+    if (dim.size() > digitsFrom && dim.size() - digitsFrom <= 18 &&
+        dim.find_first_not_of("0123456789", digitsFrom) == std::string::npos)
+        return std::strtoll(dim.c_str(), nullptr, 10);
+    return dim;
 }
 
 } // namespace fusescope::codec

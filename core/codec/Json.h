@@ -39,6 +39,9 @@ Result<ParsedJson> parseJson(std::string_view text, const JsonLimits& limits = {
 // outside: a model's message, a path) are written with U+FFFD in place of the bad bytes.
 std::string dumpJson(const nlohmann::json& value, int indent = -1);
 
+// A tensor size kept as text ("4", "s0", "2*s1") back to JSON: an integer when it is one.
+nlohmann::json sizeJson(const std::string& dim);
+
 // "backends[2].samples" style paths: key appended to a path.
 std::string joinPath(const std::string& path, std::string_view key);
 std::string joinPath(const std::string& path, size_t index);

@@ -282,4 +282,20 @@ std::string Reader::strAt(size_t index) const {
     return v.get<std::string>();
 }
 
+int boundedInt(const Reader& r, const char* key, int fallback, int min) {
+    const int v = r.integer(key, fallback);
+    if (r.has(key) && v < min && !r.failed())
+        r.failAt(key, "expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
+    return v;
+}
+
+json withoutNulls(const json& object) {
+    json out = json::object();
+    if (object.is_object())
+        for (const auto& [key, value] : object.items())
+            if (!value.is_null())
+                out[key] = value;
+    return out;
+}
+
 } // namespace fusescope::codec

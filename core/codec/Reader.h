@@ -94,6 +94,26 @@ private:
 // "a string", "an array", "null" ... for messages.
 const char* describeType(const nlohmann::json& value);
 
+// The error code of a record that does not decode (docs/report-format.md).
+inline constexpr const char* kRecordCorrupt = "report_corrupt";
+
+// Integers that index or count things: 32-bit, and not below `min` (fails with the path).
+int boundedInt(const Reader& r, const char* key, int fallback, int min);
+
+// A record decoded by `read(Reader, T&)` from the root `j`: the record, or the first bad field.
+template <typename T, typename Fn> Result<T> decodeWith(const nlohmann::json& j, const std::string& origin, Fn&& read) {
+    Reader r(j, origin);
+    T out{};
+    if (r.expectObject())
+        read(r, out);
+    if (auto err = r.error(kRecordCorrupt))
+        return *err;
+    return out;
+}
+
+// The object's members without those that are null: a reader treats a null member as absent.
+nlohmann::json withoutNulls(const nlohmann::json& object);
+
 template <typename Fn> void Reader::each(const char* key, Fn&& fn) const {
     const nlohmann::json* v = member(key);
     if (!v)

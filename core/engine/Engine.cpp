@@ -13,18 +13,7 @@ namespace {
 // The report without its backends: what a finished row also changes (model, environment, search).
 ReportSnapshot headerOf(const Report& report) {
     auto header = std::make_shared<Report>();
-    header->schema = report.schema;
-    header->created = report.created;
-    header->generator = report.generator;
-    header->modelSpec = report.modelSpec;
-    header->model = report.model;
-    header->device = report.device;
-    header->environment = report.environment;
-    header->settings = report.settings;
-    header->search = report.search;
-    header->readNotes = report.readNotes;
-    header->warnings = report.warnings; // the run-wide machine check, done before the first backend
-    header->provenance = report.provenance;
+    header->header() = report.header();
     return header;
 }
 

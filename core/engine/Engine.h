@@ -1,7 +1,7 @@
 #pragma once
 
 #include "capture/BackendFamily.h"
-#include "capture/RunRequest.h"
+#include "model/RunRequest.h"
 #include "model/Report.h"
 
 #include <QObject>

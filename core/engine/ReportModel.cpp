@@ -85,12 +85,7 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
                 if (!isCurrent(generation) || row < 0 || row >= static_cast<int>(m_live.backends.size()))
                     return;
                 m_live.backends[row] = *run;
-                m_live.model = header->model;
-                m_live.environment = header->environment;
-                m_live.search = header->search;
-                m_live.settings = header->settings;
-                m_live.warnings = header->warnings;
-                m_live.provenance = header->provenance;
+                m_live.header() = header->header();
                 // Views drop their pointer to the live run on this signal, before it goes.
                 emit backendFinished(row);
                 m_liveRuns.erase(row);

@@ -93,11 +93,11 @@ Result<Report> importPath(const std::string& path) {
     auto report = importer.value()->run(path);
     if (!report)
         return report;
-    auto& settings = report.value().settings;
-    if (!settings.is_object())
-        settings = nlohmann::json::object();
-    settings["import"]["format"] = importer.value()->name;
-    settings["import"]["source"] = path;
+    auto& source = report.value().settings.import;
+    if (!source)
+        source.emplace();
+    source->format = importer.value()->name;
+    source->source = path;
     return report;
 }
 

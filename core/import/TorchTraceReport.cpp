@@ -1,7 +1,6 @@
 // TORCH_TRACE records -> a Report in the usual schema (docs/import.md "What is mapped").
 #include "FxText.h"
 #include "TorchTraceLog.h"
-#include "capture/CompareSession.h"
 #include "codec/Json.h"
 #include "codec/Reader.h"
 
@@ -385,8 +384,7 @@ Result<Report> reportFromTorchTrace(const TorchTraceLog& log, const std::string&
         for (const auto& n : log.notes)
             notes.push_back(n);
     }
-    report.settings["import"] = {
-        {"format", "torch_trace"}, {"source", source}, {"records", log.records.size()}};
+    report.settings.import = ImportSource{"torch_trace", source, static_cast<int64_t>(log.records.size())};
     return report;
 }
 

@@ -2,9 +2,10 @@
 
 #include "CompileTime.h"
 #include "Deployment.h"
+#include "RunSettings.h"
 #include "StageGraph.h"
 #include "Tuning.h"
-#include "trace/KernelTrace.h"
+#include "KernelTrace.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -26,11 +27,6 @@ struct RunError {
     std::string message;
     std::string file;
     std::string traceback;
-};
-
-struct TensorSpec {
-    std::vector<std::string> shape;
-    std::string dtype;
 };
 
 // One named submodule of the model (root excluded), for assignments and the module tree.
@@ -91,7 +87,6 @@ struct Accuracy {
     std::optional<FirstDivergence> firstDivergence; // the accuracy bisect's answer, on request
 };
 
-void to_json(nlohmann::json& j, const FirstDivergence& d);
 // One line for people (fusescope-cli show, the GUI's details): node, op, kernel, module, file:line,
 // how far off, what the bisect cost; or why it names no node.
 std::string firstDivergenceText(const FirstDivergence& d);
@@ -140,7 +135,7 @@ struct ShapeRun {
 };
 
 struct ShapeStudy {
-    nlohmann::json sets = nlohmann::json::array(); // the input sets, as requested
+    std::vector<InputSet> sets; // the input sets, as requested
     std::vector<ShapeRun> runs;
     std::string error; // why the shape list did not run for this backend (e.g. tvm), or empty
 };
@@ -183,6 +178,25 @@ struct RunMeasure {
     // Untimed calls of each side before each timed call (`settle`, docs/measurement.md); absent
     // in results from before settle calls, which were measured with none.
     std::optional<int> settle;
+};
+
+// The worker's account of a run's trace (result `trace`, report `trace_info`): what traced it and
+// what tracing cost, or why there is no trace. `unknown` keeps, as written, members this build
+// does not know.
+struct TraceInfo {
+    std::string source; // cpu-profiler, cupti, import
+    std::string error;  // why there is no trace; empty when there is one
+    std::optional<int64_t> iterations;
+    std::optional<double> untracedMs; // median call without the tracer, around the traced ones
+    std::optional<double> tracedMs;
+    std::optional<double> overheadRatio; // traced / untraced
+    std::optional<int64_t> dropped;      // records the tracer lost
+    std::optional<int64_t> events;
+    std::optional<int64_t> kernels;
+    std::optional<int64_t> chunks;
+    std::string file; // import: the trace file read
+    nlohmann::json unknown = nlohmann::json::object();
+    bool operator==(const TraceInfo&) const = default;
 };
 
 // Generated source a backend produced (Inductor's output_code.py, a TVM module...).
@@ -241,10 +255,11 @@ struct BackendRun {
     std::optional<ModelInfo> model;
     std::optional<KernelTrace> trace; // kernels of a few separately traced iterations
     // The worker's account of the trace: overhead (untraced vs traced ms), or why there is none.
-    nlohmann::json traceInfo;
+    std::optional<TraceInfo> traceInfo;
 
+    // The compile options the row ran with (model/BackendEntry.h), an open map kept as JSON.
     nlohmann::json options = nlohmann::json::object();
-    nlohmann::json workload; // the worker's echo of the request's workload, or null
+    std::optional<Workload> workload; // the worker's echo of the request's workload
     std::optional<TrainingResult> training;
     std::optional<ShapeStudy> shapes;
     std::vector<std::pair<std::string, std::string>> assign; // mixed runs: submodule -> backend
@@ -258,21 +273,6 @@ struct BackendRun {
     const StageGraph* findStage(const std::string& key) const;
 };
 
-// {phase: seconds} (`compile_breakdown`), or null when there are no phases.
-nlohmann::json compileBreakdownJson(const std::vector<CompilePhase>& phases);
-// [{compile_id, phases, total_s}] (`compile_breakdown_graphs`).
-nlohmann::json compileGraphsJson(const std::vector<GraphCompileTime>& graphs);
-
-// Encoders; the decoders are in codec/Records.h (one per record, never throwing).
-void to_json(nlohmann::json& j, const BackendRun& run);
-void to_json(nlohmann::json& j, const ModelInfo& model);
-void to_json(nlohmann::json& j, const Accuracy& accuracy);
-void to_json(nlohmann::json& j, const GraphBreak& item);
-void to_json(nlohmann::json& j, const TrainingResult& training);
-void to_json(nlohmann::json& j, const ShapeStudy& study);
-void to_json(nlohmann::json& j, const AssignedPart& part);
-void to_json(nlohmann::json& j, const RunWarning& warning);
-void to_json(nlohmann::json& j, const RunPlacement& placement);
-void to_json(nlohmann::json& j, const RunMeasure& measure);
+// Encoders and decoders: codec/RunCodec.h.
 
 } // namespace fusescope

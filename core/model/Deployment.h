@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +34,6 @@ struct Deployment {
     bool operator==(const Deployment&) const = default;
 };
 
-void to_json(nlohmann::json& j, const Deployment& d);
+// Encoder and decoder: codec/RunCodec.h.
 
 } // namespace fusescope

@@ -1,23 +1,6 @@
 #include "Provenance.h"
 
-#include <nlohmann/json.hpp>
-
 namespace fusescope {
-
-using nlohmann::json;
-
-void to_json(json& j, const Provenance& p) {
-    j = {{"fusescope", p.fusescope},
-         {"front_end", p.frontEnd},
-         {"command_line", p.commandLine},
-         {"torch", {{"version", p.torch}, {"git", p.torchGit}, {"build", p.torchBuild}}},
-         {"python", p.python},
-         {"environment", p.environment},
-         {"cpu", p.cpu},
-         {"cpu_count", p.cpuCount},
-         {"gpus", p.gpus},
-         {"os", p.os}};
-}
 
 namespace {
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -29,7 +28,7 @@ struct Provenance {
     bool operator==(const Provenance&) const = default;
 };
 
-void to_json(nlohmann::json& j, const Provenance& p);
+// Encoder and decoder: codec/ReportCodec.h.
 
 // The provenance as a few "key: value" lines for `show` and the GUI's details.
 std::vector<std::string> provenanceLines(const Provenance& p);

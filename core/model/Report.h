@@ -2,6 +2,8 @@
 
 #include "BackendRun.h"
 #include "Provenance.h"
+#include "RunSettings.h"
+#include "SearchOutcome.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,8 +27,10 @@ struct WorkerEnvironment {
     nlohmann::json cuda; // null when no CUDA
 };
 
-// One comparison: a model, a device, and one BackendRun per requested backend.
-struct Report {
+// Everything a report says besides its backend rows: what was compared, where, how, and what
+// came of it run-wide. One record, so a copy of the header (the engine's snapshots, the live
+// report in the UI) is one assignment and can never leave a member behind.
+struct ReportHeader {
     int schema = kReportSchemaVersion;
     std::string created; // ISO 8601, UTC
     std::string generator;
@@ -34,10 +38,9 @@ struct Report {
     ModelInfo model;
     std::string device = "cpu";
     WorkerEnvironment environment;
-    nlohmann::json settings = nlohmann::json::object();
-    std::vector<BackendRun> backends;
-    // `--search-assign`: the assignment search's outcome (AssignmentSearch::outcome), or null.
-    nlohmann::json search;
+    RunSettings settings;
+    // `--search-assign`: the assignment search's outcome (analysis/AssignmentSearch), or none.
+    std::optional<SearchOutcome> search;
     // Run-wide warnings (docs/measurement.md, "Machine check and warnings"), e.g. machine_busy from
     // the check before the first backend; each run has its own in BackendRun::warnings.
     std::vector<RunWarning> warnings;
@@ -46,13 +49,21 @@ struct Report {
     std::optional<Provenance> provenance;
     // What the reader had to repair, e.g. ill-formed UTF-8 replaced; shown, never saved.
     std::vector<std::string> readNotes;
+};
 
+// One comparison: a model, a device, and one BackendRun per requested backend.
+struct Report : ReportHeader {
+    std::vector<BackendRun> backends;
+
+    const ReportHeader& header() const { return *this; }
+    ReportHeader& header() { return *this; }
     BackendRun* findBackend(const std::string& name);
     const BackendRun* findBackend(const std::string& name) const;
 };
 
-void to_json(nlohmann::json& j, const WorkerEnvironment& env);
-void to_json(nlohmann::json& j, const Report& report);
-// Decoding: codec::decodeReport (codec/Records.h).
+// Encoders and decoders: codec/ReportCodec.h.
+
+// ISO 8601 UTC "now", for Report::created.
+std::string utcTimestamp();
 
 } // namespace fusescope

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -80,6 +79,6 @@ struct StageGraph {
 const char* toString(StageStatus status);
 StageStatus stageStatusFromString(const std::string& text);
 
-void to_json(nlohmann::json& j, const StageGraph& stage);
+// Encoder and decoder: codec/StageCodec.h.
 
 } // namespace fusescope

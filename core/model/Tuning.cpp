@@ -4,22 +4,6 @@
 
 namespace fusescope {
 
-void to_json(nlohmann::json& j, const Tuning& t) {
-    j = {{"method", t.method},
-         {"trials_requested", t.trialsRequested},
-         {"trials", t.trials},
-         {"tasks", t.tasks},
-         {"tuned_tasks", t.tunedTasks},
-         {"cache", t.cache},
-         {"tune_s", t.seconds},
-         {"key", t.key},
-         {"dir", t.dir}};
-    if (!t.stoppedBy.empty())
-        j["stopped_by"] = t.stoppedBy;
-    if (t.trialsWhenTuned)
-        j["trials_when_tuned"] = *t.trialsWhenTuned;
-}
-
 std::string tuningLine(const Tuning& t) {
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.2f", t.seconds);

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -25,7 +24,7 @@ struct Tuning {
     bool operator==(const Tuning&) const = default;
 };
 
-void to_json(nlohmann::json& j, const Tuning& t);
+// Encoder and decoder: codec/RunCodec.h.
 
 // One line for `show` and the details: "tuning 35.2 s (MetaSchedule, not in compile): 4 of 4
 // trials, 3 of 5 kernels tuned, cache miss".

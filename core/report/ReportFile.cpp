@@ -1,7 +1,7 @@
 #include "ReportFile.h"
 
 #include "codec/Json.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
 #include "files/PathChecks.h"
 
 #include <cerrno>

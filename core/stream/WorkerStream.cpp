@@ -2,7 +2,9 @@
 
 #include "codec/Json.h"
 #include "codec/Reader.h"
-#include "codec/Records.h"
+#include "codec/MessageCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/StageCodec.h"
 #include "codec/Utf8.h"
 #include "model/ErrorCode.h"
 #include "trace/TraceChunkMerger.h"
@@ -108,13 +110,13 @@ StreamEvent WorkerStream::apply(const json& m) {
             m_fatal = true;
             return problem("expected the \"hello\" handshake first, got \"" + type + "\"");
         }
-        const codec::Reader r(m);
-        const auto protocol = r.str("protocol");
-        const auto version = r.int64("version");
-        if (r.failed()) {
+        auto hello = codec::decodeHello(m);
+        if (!hello) {
             m_fatal = true;
-            return bad(*r.error(toString(ErrorCode::ProtocolError)));
+            return bad(hello.error());
         }
+        const auto& protocol = hello.value().protocol;
+        const auto version = hello.value().version;
         if (protocol != kWorkerProtocolName) {
             m_fatal = true;
             return problem("the worker speaks protocol \"" + protocol + "\", not \"" + kWorkerProtocolName +
@@ -125,24 +127,19 @@ StreamEvent WorkerStream::apply(const json& m) {
             return problem("worker speaks protocol version " + std::to_string(version) +
                            ", this FuseScope understands " + std::to_string(kWorkerProtocolVersion));
         }
-        auto env = codec::decodeEnvironment(m);
-        if (!env) {
-            m_fatal = true;
-            return bad(env.error());
-        }
         m_handshakeSeen = true;
-        m_env = std::move(env).value();
+        m_env = std::move(hello).value().environment;
         ev.kind = StreamEvent::Kind::Hello;
         return ev;
     }
     if (type == "progress") {
-        const codec::Reader r(m);
+        auto progress = codec::decodeProgress(m);
+        if (!progress)
+            return bad(progress.error());
         ev.kind = StreamEvent::Kind::Progress;
-        ev.phase = r.str("phase");
-        ev.fraction = r.number("fraction", -1);
-        ev.message = r.str("message");
-        if (auto e = r.error(toString(ErrorCode::ProtocolError)))
-            return bad(*e);
+        ev.phase = progress.value().phase;
+        ev.fraction = progress.value().fraction;
+        ev.message = progress.value().message;
     } else if (type == "model") {
         auto model = codec::decodeModelInfo(m);
         if (!model)
@@ -165,11 +162,11 @@ StreamEvent WorkerStream::apply(const json& m) {
         ev.kind = StreamEvent::Kind::Code;
         m_run.code.push_back(std::move(code).value());
     } else if (type == "samples") {
-        const codec::Reader r(m);
-        const auto series = r.str("series");
-        auto values = r.numbers("ms");
-        if (auto e = r.error(toString(ErrorCode::ProtocolError)))
-            return bad(*e);
+        auto samples = codec::decodeSamples(m);
+        if (!samples)
+            return bad(samples.error());
+        const auto& series = samples.value().series;
+        const auto& values = samples.value().ms;
         if (series != "eager" && series != "compiled")
             return problem("message \"samples\": series: expected \"eager\" or \"compiled\", got \"" +
                            excerpt(series) + "\"");

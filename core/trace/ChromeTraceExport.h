@@ -2,7 +2,7 @@
 
 #include "model/Result.h"
 #include "trace/KernelStats.h"
-#include "trace/KernelTrace.h"
+#include "model/KernelTrace.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

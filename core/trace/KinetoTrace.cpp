@@ -19,6 +19,14 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kCorrupt = "import_corrupt";
+
+TraceInfo importedTraceInfo(const std::string& path, size_t events) {
+    TraceInfo info;
+    info.source = "import";
+    info.file = path;
+    info.events = static_cast<int64_t>(events);
+    return info;
+}
 // Microseconds (the Chrome trace unit) past which ns would not fit an int64 with room to add.
 constexpr double kMaxAbsMicros = 1e15;
 constexpr double kMaxDurationMicros = 1e12;
@@ -368,7 +376,7 @@ Result<Report> importKinetoTrace(const std::string& path) {
     run.status = RunStatus::Ok;
     run.notes.push_back("imported from the PyTorch profiler trace " + path +
                         ": kernel times only; no latency samples, graphs or accuracy in the trace");
-    run.traceInfo = {{"source", "import"}, {"file", path}, {"events", trace.value().events.size()}};
+    run.traceInfo = importedTraceInfo(path, trace.value().events.size());
     run.trace = std::move(trace.value());
     report.backends.push_back(std::move(run));
     return report;
@@ -395,7 +403,7 @@ Result<AttachOutcome> attachKinetoTrace(Report& report, const std::string& backe
             kernels.insert(e.name);
     out.kernelNames = kernels.size();
     out.linkedNames = out.kernelNames - std::min(out.kernelNames, links.unlinkedKernels.size());
-    run->traceInfo = {{"source", "import"}, {"file", path}, {"events", out.events}};
+    run->traceInfo = importedTraceInfo(path, out.events);
     run->trace = std::move(trace.value());
     return out;
 }

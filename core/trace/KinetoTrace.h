@@ -2,7 +2,7 @@
 
 #include "model/Report.h"
 #include "model/Result.h"
-#include "trace/KernelTrace.h"
+#include "model/KernelTrace.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "trace/KernelTrace.h"
+#include "model/KernelTrace.h"
 
 #include <cstdint>
 #include <span>

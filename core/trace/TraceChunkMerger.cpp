@@ -1,6 +1,6 @@
 #include "TraceChunkMerger.h"
 
-#include "codec/Records.h"
+#include "codec/TraceCodec.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

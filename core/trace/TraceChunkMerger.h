@@ -1,6 +1,6 @@
 #pragma once
 
-#include "KernelTrace.h"
+#include "model/KernelTrace.h"
 #include "model/Result.h"
 
 #include <nlohmann/json_fwd.hpp>

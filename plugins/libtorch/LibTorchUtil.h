@@ -1,7 +1,7 @@
 #pragma once
 
 #include "LibTorchRunner.h"
-#include "capture/RunRequest.h"
+#include "model/RunRequest.h"
 #include "model/BackendRun.h"
 
 #include <ATen/core/ivalue.h>

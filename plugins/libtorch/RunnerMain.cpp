@@ -16,11 +16,13 @@
 #include "ExportWorker.h"
 #include "LibTorchUtil.h"
 #include "TorchScriptRunner.h"
-#include "capture/RunRequest.h"
+#include "model/RunRequest.h"
 #include "capture/WorkerProcess.h"
 #include "codec/Json.h"
 #include "codec/Reader.h"
-#include "codec/Records.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
 #include "model/ErrorCode.h"
 #include "model/JsonUtil.h"
 #include "stream/WorkerStream.h"
@@ -148,7 +150,7 @@ std::vector<int> affinityOfThisProcess() {
 // (default: one per pinned CPU, else one CPU fewer than this process may use, at least 1). The
 // export worker has already refused a bad placement with bad_request.
 json applyPlacement(const json& request) {
-    const Placement placement = Placement::fromJson(request.value("placement", json()));
+    const Placement placement = codec::placementFrom(request.value("placement", json()));
     const std::vector<int>& pin = placement.pin;
     if (!pin.empty()) {
         cpu_set_t set;
@@ -310,7 +312,7 @@ int runBackend(Channel& channel, const json& request) {
     peak.reason = "the run ended before it";
     json deployment; // null until measured: the artifact loaded in fresh processes (DeploymentProbe)
     std::optional<PairedTimingResult> timing;
-    const MeasureSettings measure = MeasureSettings::fromJson(request.value("measure", json()));
+    const MeasureSettings measure = codec::measureSettingsFrom(request.value("measure", json()));
     {
         std::unique_ptr<LibTorchRunner> runner;
         if (aoti)

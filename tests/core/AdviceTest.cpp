@@ -3,7 +3,8 @@
 
 #include "TestData.h"
 #include "analysis/Summary.h"
-#include "capture/CompileOptions.h"
+#include "model/BackendEntry.h"
+#include "model/WorkloadText.h"
 
 #include <gtest/gtest.h>
 
@@ -114,9 +115,7 @@ TEST(Advice, RecompilesAndTheLimitSuggestDynamic) {
     BackendRun run = inductorRun("inductor{dynamic=false}");
     run.options["dynamic"] = false;
     ShapeStudy study;
-    study.sets = nlohmann::json::parse(R"([[{"shape": [1, 8], "dtype": "int64"}],
-                                           [{"shape": [4, 8], "dtype": "int64"}],
-                                           [{"shape": [16, 8], "dtype": "int64"}]])");
+    study.sets = parseShapeList("1x8:int64;4x8:int64;16x8:int64").value();
     ShapeRun fixed;
     fixed.dynamic = false;
     fixed.recompiles = 2;

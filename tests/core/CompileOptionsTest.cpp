@@ -1,5 +1,5 @@
-// Backend entries as users type them: NAME[@MODE][{OPTION,...}] (core/capture/CompileOptions.h).
-#include "capture/CompileOptions.h"
+// Backend entries as users type them: NAME[@MODE][{OPTION,...}] (core/model/BackendEntry.h).
+#include "model/BackendEntry.h"
 
 #include "capture/CompareSession.h"
 

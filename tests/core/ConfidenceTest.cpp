@@ -11,7 +11,11 @@
 #include "analysis/Summary.h"
 #include "capture/MachineCheck.h"
 #include "codec/Json.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>

@@ -7,7 +7,11 @@
 #include "TestData.h"
 #include "analysis/Summary.h"
 #include "codec/Json.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 #include "report/ReportFile.h"
 
 #include <gtest/gtest.h>

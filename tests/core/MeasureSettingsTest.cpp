@@ -1,7 +1,9 @@
-// The measure settings and the placement are written and read in one place (RunRequest.h): the
-// run request, the report's settings and the GUI's options all go through it, in the same format.
-#include "capture/RunRequest.h"
+// The measure settings and the placement are written and read in one place (codec/SettingsCodec.h):
+// the run request, the report's settings and the GUI's options all go through it, in the same format.
+#include "codec/MessageCodec.h"
+#include "codec/SettingsCodec.h"
 #include "model/Result.h"
+#include "model/RunRequest.h"
 
 #include <gtest/gtest.h>
 #include <memory>
@@ -38,12 +40,12 @@ void expectSame(const MeasureSettings& a, const MeasureSettings& b) {
 
 // The keys of docs/protocol.md's "measure" object, as reports and workers have always had them.
 TEST(MeasureSettings, WritesTheProtocolKeys) {
-    EXPECT_EQ(unusual().toJson(), json::parse(R"({"warmup": 1, "min_runs": 7, "min_time_s": 0.25,
+    EXPECT_EQ(json(unusual()), json::parse(R"({"warmup": 1, "min_runs": 7, "min_time_s": 0.25,
         "max_runs": 40, "max_time_s": 5.5, "confidence_pct": 1.5, "settle": 3})"));
 }
 
 TEST(MeasureSettings, ReadsBackWhatItWrote) {
-    expectSame(MeasureSettings::fromJson(unusual().toJson()), unusual());
+    expectSame(codec::measureSettingsFrom(json(unusual())), unusual());
 }
 
 // A report from before the confidence rule has no confidence_pct: the caller's default stands
@@ -52,13 +54,29 @@ TEST(MeasureSettings, MissingOrMistypedKeysKeepTheDefaults) {
     MeasureSettings off;
     off.confidencePct = 0;
     off.settle = 0;
-    const auto old = MeasureSettings::fromJson(json::parse(R"({"warmup": 2, "min_runs": "many"})"), off);
+    const auto old = codec::measureSettingsFrom(json::parse(R"({"warmup": 2, "min_runs": "many"})"), off);
     EXPECT_EQ(old.warmup, 2);
     EXPECT_EQ(old.minRuns, MeasureSettings{}.minRuns);
     EXPECT_DOUBLE_EQ(old.confidencePct, 0.0);
     EXPECT_EQ(old.settle, 0); // nor settle calls: none, as such a report was measured
     EXPECT_EQ(MeasureSettings{}.settle, 1);
-    expectSame(MeasureSettings::fromJson(nullptr), MeasureSettings{});
+    expectSame(codec::measureSettingsFrom(nullptr), MeasureSettings{});
+}
+
+// A report's settings record the measure members its FuseScope knew: a record resolves the
+// missing ones from the caller's defaults and writes back only what it has.
+TEST(MeasureSettings, ARecordKeepsWhatAReportSaid) {
+    EXPECT_EQ(MeasureRecord::of(unusual()).resolved(MeasureSettings{}), unusual());
+    MeasureRecord old;
+    old.warmup = 2;
+    MeasureSettings off;
+    off.confidencePct = 0;
+    const auto resolved = old.resolved(off);
+    EXPECT_EQ(resolved.warmup, 2);
+    EXPECT_DOUBLE_EQ(resolved.confidencePct, 0.0);
+    EXPECT_EQ(resolved.maxRuns, MeasureSettings{}.maxRuns);
+    EXPECT_EQ(json(old), json::parse(R"({"warmup": 2})"));
+    EXPECT_EQ(json(MeasureRecord::of(unusual())), json(unusual()));
 }
 
 TEST(Placement, RoundTripsThreadsAndPin) {
@@ -66,16 +84,16 @@ TEST(Placement, RoundTripsThreadsAndPin) {
     p.threads = 3;
     p.pin = {0, 2};
     p.malloc = "system";
-    EXPECT_EQ(p.toProtocol(), json::parse(R"({"threads": 3, "pin": [0, 2], "malloc": "system"})"));
-    const Placement back = Placement::fromJson(p.toProtocol());
+    EXPECT_EQ(json(p), json::parse(R"({"threads": 3, "pin": [0, 2], "malloc": "system"})"));
+    const Placement back = codec::placementFrom(json(p));
     EXPECT_EQ(back.threads, std::optional<int>(3));
     EXPECT_EQ(back.pin, (std::vector<int>{0, 2}));
     EXPECT_EQ(back.malloc, "system");
-    EXPECT_EQ(Placement{}.toProtocol(), json::parse(R"({"threads": null, "pin": null, "malloc": "steady"})"));
-    EXPECT_EQ(Placement::fromJson(json::parse(R"({"malloc": "jemalloc"})")).malloc,
+    EXPECT_EQ(json(Placement{}), json::parse(R"({"threads": null, "pin": null, "malloc": "steady"})"));
+    EXPECT_EQ(codec::placementFrom(json::parse(R"({"malloc": "jemalloc"})")).malloc,
               "steady"); // unknown: default
-    EXPECT_FALSE(Placement::fromJson(Placement{}.toProtocol()).threads.has_value());
-    EXPECT_TRUE(Placement::fromJson(json::parse(R"({"pin": [1, -1, "x"]})")).pin == std::vector<int>{1});
+    EXPECT_FALSE(codec::placementFrom(json(Placement{})).threads.has_value());
+    EXPECT_TRUE(codec::placementFrom(json::parse(R"({"pin": [1, -1, "x"]})")).pin == std::vector<int>{1});
 }
 
 // The request line carries the same objects the report's settings do (CompareSession writes those
@@ -84,9 +102,9 @@ TEST(MeasureSettings, TheRunRequestUsesThem) {
     RunRequest r;
     r.measure = unusual();
     r.placement.threads = 2;
-    const json line = r.toProtocol("x");
-    EXPECT_EQ(line["measure"], unusual().toJson());
-    EXPECT_EQ(line["placement"], r.placement.toProtocol());
+    const json line = codec::encodeRunRequest(r, "x");
+    EXPECT_EQ(line["measure"], json(unusual()));
+    EXPECT_EQ(line["placement"], json(r.placement));
 }
 
 // value() on a temporary Result moves the value out instead of referencing the dying Result

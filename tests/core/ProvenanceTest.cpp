@@ -1,5 +1,9 @@
 #include "capture/ProvenanceCollect.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 #include "model/Report.h"
 #include "report/ReportFile.h"
 

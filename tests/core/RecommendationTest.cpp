@@ -3,7 +3,7 @@
 #include "TestData.h"
 #include "analysis/AssignmentSearch.h"
 #include "analysis/Summary.h"
-#include "capture/Workload.h"
+#include "model/WorkloadText.h"
 
 #include <gtest/gtest.h>
 
@@ -100,7 +100,7 @@ TEST(Recommendation, ThroughputNeedsTrainingRuns) {
     EXPECT_TRUE(none.ranked.empty());
     EXPECT_NE(none.verdict.find("--mode training"), std::string::npos);
     auto training = timedRun("inductor", 1.5, 0.01);
-    training.workload = {{"mode", "training"}, {"precision", "fp32"}};
+    training.workload = Workload{"training", "fp32", {}, {}};
     training.training = TrainingResult{};
     training.training->batchSize = 8;
     const auto rec = recommend(reportOf({training}), Goal::Throughput);
@@ -170,9 +170,10 @@ TEST(AssignmentSearch, ExhaustiveTriesEveryAssignmentAndKeepsThem) {
         return enc && !dec ? 1.9 : enc && dec ? 1.5 : 1.0;
     });
     const auto out = search.outcome(report);
-    EXPECT_EQ(out["candidates"].size(), 4u);
-    EXPECT_EQ(out["pick"], "mixed[encoder=inductor,decoder=eager]");
-    EXPECT_NEAR(out["gain_over_best_single"].get<double>(), 1.9 / 1.5, 0.01);
+    EXPECT_EQ(out.candidates.size(), 4u);
+    EXPECT_EQ(out.pick, "mixed[encoder=inductor,decoder=eager]");
+    ASSERT_TRUE(out.gainOverBestSingle);
+    EXPECT_NEAR(*out.gainOverBestSingle, 1.9 / 1.5, 0.01);
 }
 
 TEST(AssignmentSearch, NeverPicksAnAssignmentInsideTheSpreadOfTheBestSingleBackend) {
@@ -182,8 +183,8 @@ TEST(AssignmentSearch, NeverPicksAnAssignmentInsideTheSpreadOfTheBestSingleBacke
         return l == "mixed[encoder=inductor,decoder=eager]" ? 1.52 : 1.0; // 1% better: noise
     });
     const auto out = search.outcome(report);
-    EXPECT_EQ(out["pick"], "inductor");
-    EXPECT_NE(out["verdict"].get<std::string>().find("no assignment beats inductor"), std::string::npos);
+    EXPECT_EQ(out.pick, "inductor");
+    EXPECT_NE(out.verdict.find("no assignment beats inductor"), std::string::npos);
 }
 
 TEST(AssignmentSearch, GreedyStartsFromTheBestSingleBackendAndImprovesModuleByModule) {
@@ -203,9 +204,9 @@ TEST(AssignmentSearch, GreedyStartsFromTheBestSingleBackendAndImprovesModuleByMo
         return s;
     });
     const auto out = search.outcome(report);
-    EXPECT_EQ(out["pick"], "mixed[a=inductor,b=eager,c=inductor]");
+    EXPECT_EQ(out.pick, "mixed[a=inductor,b=eager,c=inductor]");
     // 1 start + 3 modules x 2 alternatives.
-    EXPECT_EQ(out["candidates"].size(), 7u);
+    EXPECT_EQ(out.candidates.size(), 7u);
 }
 
 // An imported TORCH_TRACE log has compiles and kernels but no timed samples: the verdict says

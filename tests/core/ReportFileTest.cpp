@@ -1,6 +1,7 @@
 #include "report/ReportFile.h"
 
 #include "TestData.h"
+#include "codec/ReportCodec.h"
 
 #include <filesystem>
 #include <fstream>

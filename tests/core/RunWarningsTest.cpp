@@ -6,7 +6,11 @@
 #include "analysis/Recommendation.h"
 #include "analysis/Summary.h"
 #include "codec/Json.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 #include "report/ReportFile.h"
 
 #include <algorithm>
@@ -312,7 +316,7 @@ TEST(RunWarningsTest, BaselineDriftComparesTheEagerCallsTimedBesideEachComparabl
     // Rows whose eager work differs (another workload, another thread count) are not compared;
     // nor failed rows or rows with fewer than 4 eager samples.
     report.backends[1].eagerSamplesMs = {8.0, 8.1, 7.9, 8.0, 8.0};
-    report.backends[1].workload = {{"mode", "training"}};
+    report.backends[1].workload = Workload{"training", "fp32", {}, {}};
     EXPECT_TRUE(derivedReportWarnings(report).empty());
     report.backends[1].workload = report.backends[0].workload;
     report.backends[1].placement = RunPlacement{2, std::nullopt, {0, 1}, {}, "steady"};

@@ -19,7 +19,7 @@ TEST(SessionPlan, DefaultsGiveTheRequestOfAPlainComparison) {
     EXPECT_EQ(base.options["fullgraph"], false);
     EXPECT_TRUE(base.options["dynamic"].is_null());
     EXPECT_EQ(base.options["inductor"], nlohmann::json::object());
-    EXPECT_TRUE(base.inputs.is_null());
+    EXPECT_TRUE(base.inputs.empty());
     EXPECT_TRUE(base.workload.isDefault());
     EXPECT_TRUE(base.captureStages);
     EXPECT_FALSE(base.captureTrace);

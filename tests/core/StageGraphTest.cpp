@@ -1,5 +1,9 @@
 #include "TestData.h"
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

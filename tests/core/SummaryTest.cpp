@@ -74,7 +74,7 @@ TEST(Summary, NodesBeforeFusionComeFromTheLastStageBeforeFusionOfEachGraph)
     EXPECT_EQ(kernelsAfterFusion(run), 2);
 }
 
-#include "capture/CompileOptions.h"
+#include "model/BackendEntry.h"
 
 TEST(CompileOptions, InductorConfigValuesAreJsonOrStrings)
 {

@@ -212,7 +212,8 @@ TEST(TorchTraceImport, FixtureMapsGraphsBreaksRecompilesKernelsAndTimes) {
     const Report& r = report.value();
     EXPECT_EQ(r.environment.torch, "2.13.0+cpu");
     EXPECT_EQ(r.device, "cpu");
-    EXPECT_EQ(r.settings["import"]["format"], "torch_trace");
+    ASSERT_TRUE(r.settings.import);
+    EXPECT_EQ(r.settings.import->format, "torch_trace");
     ASSERT_EQ(r.backends.size(), 1u);
     const BackendRun& run = r.backends[0];
     // tlparse on the same log (docs/import.md): compiles 0/0_1, 1/0, 0/1_1, 1/1 have one Dynamo
@@ -278,7 +279,8 @@ TEST(TorchTraceImport, ReportRoundTripsAndDirectoryIsDetected) {
     ASSERT_TRUE(back) << back.error().message;
     EXPECT_EQ(back.value().backends[0].graphs, 4);
     EXPECT_EQ(back.value().backends[0].stages.size(), report.value().backends[0].stages.size());
-    EXPECT_EQ(back.value().settings["import"]["source"], logDir);
+    ASSERT_TRUE(back.value().settings.import);
+    EXPECT_EQ(back.value().settings.import->source, logDir);
 }
 
 TEST(TorchTraceImport, UnknownAndEmptyInputsAreErrorsNamingThePath) {

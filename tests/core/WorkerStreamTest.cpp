@@ -1,3 +1,4 @@
+#include "codec/RunCodec.h"
 #include "stream/WorkerStream.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,14 @@
-#include "capture/Workload.h"
+#include "model/WorkloadText.h"
 
 #include "analysis/Summary.h"
 #include "capture/CompareSession.h"
-#include "codec/Records.h"
+#include "analysis/Format.h"
+#include "codec/MessageCodec.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 #include "model/BackendRun.h"
 #include "stream/WorkerStream.h"
 
@@ -14,9 +20,22 @@ using nlohmann::json;
 TEST(Workload, InputSpecParsesShapesAndDtypes) {
     auto spec = parseInputSpec("4x16:float32, 4:int64");
     ASSERT_TRUE(spec.ok()) << spec.error().message;
-    EXPECT_EQ(spec.value(),
+    EXPECT_EQ(json(spec.value()),
               json::parse(R"([{"shape":[4,16],"dtype":"float32"},{"shape":[4],"dtype":"int64"}])"));
-    EXPECT_EQ(parseInputSpec("8x3").value().at(0)["dtype"], "float32");
+    EXPECT_EQ(parseInputSpec("8x3").value().at(0).dtype, "float32");
+}
+
+// One formatter for both front ends (analysis/Format.h): what it writes, the parser reads back;
+// a symbolic size is written as its name and a dtype not said as the worker's float32.
+TEST(Workload, ShapeListTextReadsBackAsTheSameSets) {
+    const std::string text = "1x8:int64;4x8:int64,4:float32;16x8:int64";
+    const auto sets = parseShapeList(text);
+    ASSERT_TRUE(sets.ok());
+    EXPECT_EQ(format::shapeList(sets.value()), text);
+    EXPECT_EQ(parseShapeList(format::shapeList(sets.value())).value(), sets.value());
+    const InputSet symbolic = {{{"s0", "8"}, ""}};
+    EXPECT_EQ(format::inputSet(symbolic), "s0x8:float32");
+    EXPECT_EQ(json(symbolic[0]), json::parse(R"({"shape": ["s0", 8]})"));
 }
 
 TEST(Workload, BadInputSpecNamesTheItem) {
@@ -33,7 +52,7 @@ TEST(Workload, ShapeListIsSetsSeparatedBySemicolons) {
     auto sets = parseShapeList("1x8:int64;4x8:int64;4x32:int64");
     ASSERT_TRUE(sets.ok());
     ASSERT_EQ(sets.value().size(), 3u);
-    EXPECT_EQ(sets.value()[2][0]["shape"], json::parse("[4,32]"));
+    EXPECT_EQ(json(sets.value()[2][0])["shape"], json::parse("[4,32]"));
     EXPECT_FALSE(parseShapeList(";").ok());
     auto bad = parseShapeList("1x8;4xx");
     ASSERT_FALSE(bad.ok());
@@ -65,7 +84,7 @@ TEST(Workload, MixedLabelRoundTripsThroughRequestFor) {
     EXPECT_EQ(request.backend, "mixed");
     ASSERT_EQ(request.workload.assign.size(), 2u);
     EXPECT_EQ(request.workload.assign[0].second, "inductor@max-autotune");
-    const auto line = request.toProtocol("r1");
+    const auto line = codec::encodeRunRequest(request, "r1");
     EXPECT_EQ(line["workload"]["assign"]["decoder"], "aot_eager");
     EXPECT_FALSE(line["options"].contains("mode")); // the '@' inside the label is not a mode
 }
@@ -75,7 +94,7 @@ TEST(Workload, ProtocolCarriesModePrecisionAndShapes) {
     r.workload.mode = "training";
     r.workload.precision = "bf16";
     r.workload.shapes = parseShapeList("2x4;8x4").value();
-    const auto line = r.toProtocol("x");
+    const auto line = codec::encodeRunRequest(r, "x");
     EXPECT_EQ(line["workload"]["mode"], "training");
     EXPECT_EQ(line["workload"]["precision"], "bf16");
     EXPECT_EQ(line["workload"]["shapes"].size(), 2u);

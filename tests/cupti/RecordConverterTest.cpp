@@ -2,7 +2,7 @@
 
 #include "RecordConverter.h"
 
-#include "trace/KernelTrace.h"
+#include "model/KernelTrace.h"
 #include "trace/TraceChunkMerger.h"
 
 #include <algorithm>

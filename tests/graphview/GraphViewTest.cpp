@@ -1,4 +1,8 @@
-#include "codec/Records.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 #include "GraphView.h"
 
 #include "GraphExport.h"

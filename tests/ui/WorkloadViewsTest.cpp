@@ -71,7 +71,7 @@ BackendRun okRun(const std::string& name, std::vector<double> compiled, double c
     run.peakMemoryBytes = 1 << 20;
     run.memoryMethod = "profiler-allocator-peak";
     run.accuracy = Accuracy{1e-6, 1e-5, 0.999999, 1e-7, true, "allclose", 1e-2, "bf16", "pass", ""};
-    run.workload = {{"mode", "training"}, {"precision", "bf16"}};
+    run.workload = Workload{"training", "bf16", {}, {}};
     return run;
 }
 
@@ -83,10 +83,7 @@ Report workloadReport(const QString& sourceFile) {
     r.model.modules = {{"encoder", "Sequential", 136, 1}, {"encoder.0", "Linear", 72, 2},
                        {"encoder.1", "Linear", 64, 2},    {"decoder", "Linear", 72, 1},
                        {"layers", "ModuleList", 144, 1},  {"layers.0", "Linear", 72, 2}};
-    r.settings["workload"] = {{"mode", "training"},
-                              {"precision", "bf16"},
-                              {"shapes", parseShapeList(kShapes).value()},
-                              {"assign", nullptr}};
+    r.settings.workload = Workload{"training", "bf16", parseShapeList(kShapes).value(), {}};
 
     BackendRun eager = okRun("eager", {2.0, 2.2, 2.1, 1.9, 2.0, 2.0, 2.1, 2.2, 1.9, 2.0}, 0.1);
     BackendRun inductor = okRun("inductor", {1.0, 1.2, 0.9, 1.0, 1.1, 1.0, 1.1, 0.9, 1.2, 1.0}, 30);
@@ -131,12 +128,13 @@ Report workloadReport(const QString& sourceFile) {
     broken.accuracy->pass = false;
     broken.accuracy->maxRel = 0.4;
     r.backends = {eager, inductor, aot, broken};
-    r.search = {{"strategy", "exhaustive"},
-                {"candidates",
-                 {{{"label", "mixed[encoder=inductor,decoder=eager]"}, {"status", "ok"}},
-                  {{"label", "mixed[encoder=eager,decoder=inductor]"}, {"status", "failed"}}}},
-                {"verdict", "no assignment beats inductor beyond the measured spread; keep inductor"},
-                {"pick", "inductor"}};
+    SearchOutcome search;
+    search.strategy = "exhaustive";
+    search.candidates = {{"mixed[encoder=inductor,decoder=eager]", "ok", std::nullopt, std::nullopt},
+                         {"mixed[encoder=eager,decoder=inductor]", "failed", std::nullopt, std::nullopt}};
+    search.verdict = "no assignment beats inductor beyond the measured spread; keep inductor";
+    search.pick = "inductor";
+    r.search = search;
     return r;
 }
 
@@ -423,7 +421,7 @@ private slots:
         QCOMPARE(request.value().workload.mode, std::string("training"));
         QCOMPARE(request.value().workload.precision, std::string("bf16"));
         QVERIFY2(request.value().workload.shapes == parseShapeList(kShapes).value(),
-                 request.value().workload.shapes.dump().c_str());
+                 format::shapeList(request.value().workload.shapes).c_str());
         QVERIFY(request.value().workload.assign.empty());
 
         options->shapesEdit()->setText("1xq:int64");
@@ -434,7 +432,7 @@ private slots:
         QCOMPARE(options->shapesEdit()->toolTip(), options->shapesProblem());
         options->shapesEdit()->clear();
         QVERIFY(options->shapesEdit()->styleSheet().isEmpty());
-        QVERIFY(window.baseRequest().value().workload.shapes.is_null());
+        QVERIFY(window.baseRequest().value().workload.shapes.empty());
 
         // Opening a report shows what it ran.
         options->modeBox()->setCurrentIndex(0);
@@ -452,13 +450,11 @@ private slots:
     void openingAReportRestoresItsRowsAndRunWideOptions() {
         Report r;
         r.modelSpec = "demo:mlp";
-        r.settings = {
-            {"options",
-             {{"fullgraph", true},
-              {"dynamic", false},
-              {"mode", "max-autotune"},
-              {"inductor",
-               {{"epilogue_fusion", false}, {"sizes", {1, 2}}, {"note", "a,b"}, {"flag", "true"}}}}}};
+        r.settings.options = {{"fullgraph", true},
+                              {"dynamic", false},
+                              {"mode", "max-autotune"},
+                              {"inductor",
+                               {{"epilogue_fusion", false}, {"sizes", {1, 2}}, {"note", "a,b"}, {"flag", "true"}}}};
         r.backends = {okRun("eager", {1.0, 1.0, 1.0}, 0.1),
                       okRun("inductor{dynamic=true}", {0.5, 0.5, 0.5}, 2),
                       okRun("mixed[encoder=inductor]", {0.7, 0.7, 0.7}, 3)};
@@ -477,7 +473,7 @@ private slots:
         QVERIFY(request.value().options["fullgraph"] == true);
         QVERIFY(request.value().options["dynamic"] == false);
         // Values with commas and strings that look like JSON come back as they were.
-        QVERIFY2(request.value().options["inductor"] == r.settings["options"]["inductor"],
+        QVERIFY2(request.value().options["inductor"] == r.settings.options["inductor"],
                  request.value().options["inductor"].dump().c_str());
         QVERIFY(!request.value().captureTrace); // no row of this report has a trace
 

@@ -2,19 +2,22 @@
 
 #include <algorithm>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 namespace fusescope {
-
-using nlohmann::json;
 
 namespace {
 
 constexpr const char* kKindNames[] = {"kernel", "memcpy", "memset",  "runtime",
                                       "driver", "cpu_op", "overhead"};
 
-const char* trackKindName(TrackKind k) {
+} // namespace
+
+const char* toString(EventKind kind) {
+    return kKindNames[static_cast<int>(kind)];
+}
+
+const char* toString(TrackKind k) {
     switch (k) {
     case TrackKind::CpuThread:
         return "cpu_thread";
@@ -26,10 +29,12 @@ const char* trackKindName(TrackKind k) {
     return "cpu_thread";
 }
 
-} // namespace
-
-const char* toString(EventKind kind) {
-    return kKindNames[static_cast<int>(kind)];
+TrackKind trackKindFromString(const std::string& s) {
+    if (s == "cuda_stream")
+        return TrackKind::CudaStream;
+    if (s == "memory")
+        return TrackKind::Memory;
+    return TrackKind::CpuThread;
 }
 
 EventKind eventKindFromString(const std::string& text) {
@@ -81,30 +86,6 @@ int64_t KernelTrace::endNs() const {
     for (const auto& m : memory)
         end = std::max(end, m.timeNs);
     return end;
-}
-
-void to_json(json& j, const KernelTrace& t) {
-    json tracks = json::array();
-    for (const auto& tr : t.tracks)
-        tracks.push_back({{"id", tr.id}, {"name", tr.name}, {"kind", trackKindName(tr.kind)}});
-    // Events as arrays, not objects: a trace of 10^5 events stays a few MB.
-    json events = json::array();
-    for (const auto& e : t.events)
-        events.push_back(
-            {e.startNs, e.durationNs, e.track, e.name, toString(e.kind), e.correlation, e.iteration});
-    json memory = json::array();
-    for (const auto& m : t.memory)
-        memory.push_back({m.timeNs, m.deltaBytes, m.totalBytes, m.device});
-    j = {{"source", t.source},
-         {"names", t.names},
-         {"tracks", std::move(tracks)},
-         {"events", std::move(events)},
-         {"memory", std::move(memory)},
-         {"dropped", t.dropped},
-         {"iterations", t.iterations},
-         {"overhead_ns", t.overheadNs},
-         {"event_fields", {"start_ns", "duration_ns", "track", "name", "kind", "correlation", "iteration"}},
-         {"memory_fields", {"time_ns", "delta_bytes", "total_bytes", "device"}}};
 }
 
 } // namespace fusescope

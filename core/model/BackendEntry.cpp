@@ -1,6 +1,5 @@
-#include "CompileOptions.h"
+#include "BackendEntry.h"
 
-#include "codec/Json.h"
 #include "model/ErrorCode.h"
 
 namespace fusescope {
@@ -43,11 +42,11 @@ bool balanced(const std::string& text) {
 
 std::string formatOptionValue(const nlohmann::json& value) {
     if (!value.is_string())
-        return codec::dumpJson(value);
+        return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const auto& s = value.get_ref<const std::string&>();
     const bool ambiguous = !nlohmann::json::parse(s, nullptr, false).is_discarded() ||
                            s.find_first_of(",{}[] \"\\") != std::string::npos || s.empty();
-    return ambiguous ? codec::dumpJson(value) : s;
+    return ambiguous ? value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : s;
 }
 
 std::string formatInductorOptions(const nlohmann::json& options) {

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -65,7 +64,8 @@ struct KernelTrace {
 
 const char* toString(EventKind kind);
 EventKind eventKindFromString(const std::string& text);
-
-void to_json(nlohmann::json& j, const KernelTrace& trace);
+const char* toString(TrackKind kind);
+TrackKind trackKindFromString(const std::string& text);
+// Encoder and decoder: codec/TraceCodec.h.
 
 } // namespace fusescope

@@ -1,4 +1,4 @@
-#include "Workload.h"
+#include "WorkloadText.h"
 
 #include <set>
 #include <sstream>
@@ -29,18 +29,8 @@ const std::set<std::string> kDtypes = {"float32", "float16", "bfloat16", "float6
 
 } // namespace
 
-nlohmann::json Workload::toProtocol() const {
-    nlohmann::json assignment = nullptr;
-    if (!assign.empty()) {
-        assignment = nlohmann::json::object();
-        for (const auto& [module, backend] : assign)
-            assignment[module] = backend;
-    }
-    return {{"mode", mode}, {"precision", precision}, {"shapes", shapes}, {"assign", assignment}};
-}
-
-Result<nlohmann::json> parseInputSpec(const std::string& text) {
-    nlohmann::json spec = nlohmann::json::array();
+Result<InputSet> parseInputSpec(const std::string& text) {
+    InputSet spec;
     const auto items = split(text, ',');
     if (items.empty())
         return bad("'" + text + "' names no input; write shapes like 4x16:float32,4:int64");
@@ -52,7 +42,7 @@ Result<nlohmann::json> parseInputSpec(const std::string& text) {
             return bad("'" + item + "': unknown dtype '" + dtype +
                        "' (float32, float16, bfloat16, float64, int64, "
                        "int32, int16, int8, uint8, bool)");
-        nlohmann::json shape = nlohmann::json::array();
+        std::vector<std::string> shape;
         std::vector<std::string> parts;
         for (size_t from = 0; !dims.empty();) {
             const auto x = dims.find('x', from);
@@ -71,17 +61,17 @@ Result<nlohmann::json> parseInputSpec(const std::string& text) {
             }
             if (used != d.size() || value < 0)
                 return bad("'" + item + "' is not a shape like 4x16:float32");
-            shape.push_back(value);
+            shape.push_back(std::to_string(value));
         }
         if (shape.empty() && !dims.empty())
             return bad("'" + item + "' is not a shape like 4x16:float32");
-        spec.push_back({{"shape", shape}, {"dtype", dtype}});
+        spec.push_back({std::move(shape), dtype});
     }
     return spec;
 }
 
-Result<nlohmann::json> parseShapeList(const std::string& text) {
-    nlohmann::json sets = nlohmann::json::array();
+Result<std::vector<InputSet>> parseShapeList(const std::string& text) {
+    std::vector<InputSet> sets;
     for (const auto& set : split(text, ';')) {
         auto spec = parseInputSpec(set);
         if (!spec)

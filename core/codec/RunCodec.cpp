@@ -1,192 +1,280 @@
-#include "Records.h"
+#include "RunCodec.h"
 
-#include "Reader.h"
+#include "Json.h"
+
+#include "SettingsCodec.h"
+#include "StageCodec.h"
+#include "TraceCodec.h"
 #include "model/ErrorCode.h"
 
-#include <algorithm>
-#include <limits>
+namespace fusescope {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename T> json orNull(const std::optional<T>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+} // namespace
+
+json compileBreakdownJson(const std::vector<CompilePhase>& phases) {
+    if (phases.empty())
+        return nullptr;
+    json j = json::object();
+    for (const auto& p : phases)
+        j[p.name] = p.seconds;
+    return j;
+}
+
+json compileGraphsJson(const std::vector<GraphCompileTime>& graphs) {
+    json list = json::array();
+    for (const auto& g : graphs)
+        list.push_back({{"compile_id", g.compileId},
+                        {"phases", compileBreakdownJson(g.phases)},
+                        {"total_s", g.totalSeconds}});
+    return list;
+}
+
+void to_json(json& j, const ModelInfo& m) {
+    json inputs = json::array();
+    for (const auto& in : m.inputs)
+        inputs.push_back({{"shape", in.shape}, {"dtype", in.dtype}});
+    j = {{"name", m.name},
+         {"source", m.source},
+         {"class", m.className},
+         {"parameters", m.parameters},
+         {"inputs", std::move(inputs)}};
+    json modules = json::array();
+    for (const auto& mod : m.modules)
+        modules.push_back({{"name", mod.name},
+                           {"class", mod.className},
+                           {"parameters", mod.parameters},
+                           {"depth", mod.depth}});
+    j["modules"] = std::move(modules);
+}
+
+void to_json(json& j, const Accuracy& a) {
+    j = {{"max_abs", a.maxAbs}, {"max_rel", a.maxRel}, {"cosine", a.cosine},      {"rmse", a.rmse},
+         {"pass", a.pass},      {"rule", a.rule},      {"tolerance", a.tolerance}};
+    j["precision"] = a.precision.empty() ? json(nullptr) : json(a.precision);
+    j["status"] = a.status.empty() ? json(nullptr) : json(a.status);
+    j["reason"] = a.reason.empty() ? json(nullptr) : json(a.reason);
+    if (a.firstDivergence)
+        j["first_divergence"] = *a.firstDivergence;
+}
+
+void to_json(json& j, const FirstDivergence& d) {
+    j = json::object();
+    auto text = [&j](const char* key, const std::string& value) {
+        if (!value.empty())
+            j[key] = value;
+    };
+    text("node", d.node);
+    if (d.graph >= 0)
+        j["graph"] = d.graph;
+    text("stage", d.stage);
+    text("op", d.op);
+    text("kernel", d.kernel);
+    if (!d.kernels.empty())
+        j["kernels"] = d.kernels;
+    text("module", d.module);
+    text("module_type", d.moduleType);
+    text("file", d.file);
+    if (d.line > 0)
+        j["line"] = d.line;
+    text("code", d.code);
+    if (d.maxAbs)
+        j["max_abs"] = *d.maxAbs;
+    if (d.maxRel)
+        j["max_rel"] = *d.maxRel;
+    text("method", d.method);
+    j["compiles"] = d.compiles;
+    j["seconds"] = d.seconds;
+    if (d.budgetSeconds)
+        j["budget_s"] = *d.budgetSeconds;
+    j["budget_exhausted"] = d.budgetExhausted;
+    text("reason", d.reason);
+}
+
+void to_json(json& j, const GraphBreak& b) {
+    j = {{"reason", b.reason},
+         {"file", b.file},
+         {"line", b.line},
+         {"detail", b.detail},
+         {"graph", b.graph < 0 ? json(nullptr) : json(b.graph)}};
+}
+
+void to_json(json& j, const TrainingResult& t) {
+    j = {{"loss", t.loss},
+         {"optimizer", t.optimizer},
+         {"batch_size", orNull(t.batchSize)},
+         {"compile_forward_s", orNull(t.compileForwardSeconds)},
+         {"compile_backward_s", orNull(t.compileBackwardSeconds)},
+         {"gradient_accuracy", t.gradientAccuracy ? json(*t.gradientAccuracy) : json(nullptr)}};
+    if (t.gradientAccuracy)
+        j["gradient_accuracy"]["worst_parameter"] = t.worstParameter;
+}
+
+void to_json(json& j, const ShapeStudy& study) {
+    json runs = json::array();
+    for (const auto& run : study.runs) {
+        json points = json::array();
+        for (const auto& p : run.points)
+            points.push_back({{"index", p.index},
+                              {"status", p.status},
+                              {"recompiled", p.recompiled},
+                              {"first_call_s", orNull(p.firstCallSeconds)},
+                              {"eager_ms", p.eagerMs},
+                              {"compiled_ms", p.compiledMs},
+                              {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
+        runs.push_back({{"dynamic", run.dynamic},
+                        {"recompiles", run.recompiles},
+                        {"guard_failures", run.guardFailures},
+                        {"recompile_limit", run.recompileLimit},
+                        {"limit_hit", run.limitHit},
+                        {"per_shape", std::move(points)}});
+    }
+    j = {{"sets", study.sets},
+         {"runs", std::move(runs)},
+         {"error", study.error.empty() ? json(nullptr) : json(study.error)}};
+}
+
+void to_json(json& j, const AssignedPart& p) {
+    j = {{"module", p.module},
+         {"backend", p.backend},
+         {"graphs", p.graphs},
+         {"graph_breaks", p.graphBreaks},
+         {"compile_s", orNull(p.compileSeconds)}};
+}
+
+void to_json(json& j, const RunWarning& w) {
+    j = {{"code", w.code}, {"message", w.message}};
+}
+
+void to_json(json& j, const RunPlacement& p) {
+    j = {{"threads", p.threads},
+         {"threads_requested", orNull(p.threadsRequested)},
+         {"affinity", p.affinity},
+         {"pin", p.pin.empty() ? json(nullptr) : json(p.pin)}};
+    if (!p.malloc.empty())
+        j["malloc"] = p.malloc;
+}
+
+void to_json(json& j, const RunMeasure& m) {
+    j = {{"confidence_pct", m.confidencePct},
+         {"stopped_by", m.stoppedBy.empty() ? json(nullptr) : json(m.stoppedBy)}};
+    if (m.eagerFaultsPerCall || m.compiledFaultsPerCall)
+        j["faults_per_call"] = {{"eager", orNull(m.eagerFaultsPerCall)},
+                                {"compiled", orNull(m.compiledFaultsPerCall)}};
+    if (m.settle)
+        j["settle"] = *m.settle;
+}
+
+void to_json(json& j, const BackendRun& r) {
+    j = {{"name", r.name}, {"family", r.family}, {"status", toString(r.status)}};
+    if (r.error)
+        j["error"] = {{"code", r.error->code},
+                      {"message", r.error->message},
+                      {"file", r.error->file},
+                      {"traceback", r.error->traceback}};
+    else
+        j["error"] = nullptr;
+    j["compile_s"] = orNull(r.compileSeconds);
+    j["compile_capture_overhead_s"] = orNull(r.captureOverheadSeconds);
+    j["first_call_s"] = orNull(r.firstCallSeconds);
+    // Written only when measured, so a report from before them reads and writes back unchanged.
+    if (r.captureSeconds)
+        j["capture_s"] = *r.captureSeconds;
+    if (r.warmCompileSeconds)
+        j["warm_compile_s"] = *r.warmCompileSeconds;
+    if (!r.compileBreakdown.empty())
+        j["compile_breakdown"] = compileBreakdownJson(r.compileBreakdown);
+    if (!r.graphCompileBreakdown.empty())
+        j["compile_breakdown_graphs"] = compileGraphsJson(r.graphCompileBreakdown);
+    j["wall_s"] = r.wallSeconds;
+    j["samples"] = {{"eager", r.eagerSamplesMs}, {"compiled", r.compiledSamplesMs}};
+    j["peak_memory_bytes"] = orNull(r.peakMemoryBytes);
+    j["eager_peak_memory_bytes"] = orNull(r.eagerPeakMemoryBytes);
+    if (r.tuning) // tuned rows only
+        j["tvm_tuning"] = *r.tuning;
+    if (r.deployment) // written only when measured: older reports round-trip unchanged
+        j["deployment"] = *r.deployment;
+    j["memory_method"] = r.memoryMethod;
+    j["accuracy"] = r.accuracy ? json(*r.accuracy) : json(nullptr);
+    j["graphs"] = r.graphs;
+    j["graph_breaks"] = r.graphBreaks;
+    j["recompiles"] = r.recompiles;
+    j["break_reasons"] = r.breakReasons;
+    j["notes"] = r.notes;
+    j["warnings"] = r.warnings;
+    j["placement"] = r.placement ? json(*r.placement) : json(nullptr);
+    if (r.measure)
+        j["measure"] = *r.measure;
+    j["stages"] = r.stages;
+    json code = json::array();
+    for (const auto& c : r.code)
+        code.push_back({{"name", c.name}, {"language", c.language}, {"stage", c.stage}, {"text", c.text}});
+    j["code"] = std::move(code);
+    j["model"] = r.model ? json(*r.model) : json(nullptr);
+    j["trace"] = r.trace ? json(*r.trace) : json(nullptr);
+    j["trace_info"] = r.traceInfo ? json(*r.traceInfo) : json(nullptr);
+    j["options"] = r.options;
+    j["workload"] = r.workload ? json(*r.workload) : json(nullptr);
+    j["training"] = r.training ? json(*r.training) : json(nullptr);
+    j["shapes"] = r.shapes ? json(*r.shapes) : json(nullptr);
+    json assign = nullptr;
+    if (!r.assign.empty()) {
+        assign = json::object();
+        for (const auto& [module, backend] : r.assign)
+            assign[module] = backend;
+    }
+    j["assign"] = std::move(assign);
+    j["parts"] = r.parts;
+    j["log"] = r.log;
+}
+
+void to_json(json& j, const Deployment& d) {
+    j = {{"artifact", d.artifact},
+         {"loader", d.loader},
+         {"artifact_bytes", orNull(d.artifactBytes)},
+         {"eager_model_bytes", orNull(d.eagerModelBytes)},
+         {"load_s", orNull(d.loadSeconds)},
+         {"first_call_s", orNull(d.firstCallSeconds)},
+         {"process_s", orNull(d.processSeconds)},
+         {"fresh_processes", d.freshProcesses},
+         {"load_samples_s", d.loadSamplesSeconds},
+         {"first_call_samples_s", d.firstCallSamplesSeconds},
+         {"file_cache", d.fileCache.empty() ? json(nullptr) : json(d.fileCache)},
+         {"file_cache_resident", orNull(d.fileCacheResident)}};
+    if (!d.error.empty())
+        j["error"] = d.error;
+}
+
+void to_json(json& j, const Tuning& t) {
+    j = {{"method", t.method},
+         {"trials_requested", t.trialsRequested},
+         {"trials", t.trials},
+         {"tasks", t.tasks},
+         {"tuned_tasks", t.tunedTasks},
+         {"cache", t.cache},
+         {"tune_s", t.seconds},
+         {"key", t.key},
+         {"dir", t.dir}};
+    if (!t.stoppedBy.empty())
+        j["stopped_by"] = t.stoppedBy;
+    if (t.trialsWhenTuned)
+        j["trials_when_tuned"] = *t.trialsWhenTuned;
+}
+
+} // namespace fusescope
 
 namespace fusescope::codec {
 
 using nlohmann::json;
 
 namespace {
-
-constexpr const char* kCorrupt = "report_corrupt";
-
-template <typename T, typename Fn> Result<T> decodeWith(const json& j, const std::string& origin, Fn&& read) {
-    Reader r(j, origin);
-    T out{};
-    if (r.expectObject())
-        read(r, out);
-    if (auto err = r.error(kCorrupt))
-        return *err;
-    return out;
-}
-
-// Integers that index or count things: 32-bit, and not below `min`.
-int boundedInt(const Reader& r, const char* key, int fallback, int min) {
-    const int v = r.integer(key, fallback);
-    if (r.has(key) && v < min && !r.failed())
-        r.failAt(key, "expected an integer >= " + std::to_string(min) + ", got " + std::to_string(v));
-    return v;
-}
-
-// ---- JSON kept as JSON: shape checks ---------------------------------------------------------
-
-// Drops members that are null, so views' value(key, fallback) sees them as absent.
-json withoutNulls(const json& object) {
-    json out = json::object();
-    for (const auto& [key, value] : object.items())
-        if (!value.is_null())
-            out[key] = value;
-    return out;
-}
-
-void checkStringMember(const Reader& r, const char* key) {
-    (void)r.optStr(key);
-}
-
-void checkNumberMember(const Reader& r, const char* key) {
-    (void)r.optNumber(key);
-}
-
-// Members that views read with value(key, fallback) inside nested records: null is refused there
-// (a top-level null is dropped instead), since value() would throw on it.
-void refuseNull(const Reader& r, const char* key, const char* expected) {
-    if (r.value().is_object() && r.value().contains(key) && r.value()[key].is_null())
-        r.failAt(key, std::string("expected ") + expected + ", got null");
-}
-
-void checkStringList(const Reader& r, const char* key) {
-    (void)r.strings(key);
-}
-
-// One input set as --inputs / --shapes write it: [{"shape": [4, "s0"], "dtype": "float32"}, ...].
-void checkInputSet(const Reader& set) {
-    set.elements([](const Reader& input) {
-        if (!input.expectObject())
-            return;
-        refuseNull(input, "shape", "an array of sizes");
-        refuseNull(input, "dtype", "a dtype name");
-        input.each("shape", [](const Reader& dim) {
-            if (!dim.value().is_number_integer() && !dim.value().is_string())
-                dim.fail(std::string("expected an integer or a symbolic size, got ") +
-                         describeType(dim.value()));
-        });
-        checkStringMember(input, "dtype");
-    });
-}
-
-void checkInputSets(const Reader& r, const char* key) {
-    r.each(key, [](const Reader& set) { checkInputSet(set); });
-}
-
-json checkedWorkloadAt(const Reader& w) {
-    if (w.isNull())
-        return nullptr;
-    if (!w.expectObject())
-        return nullptr;
-    checkStringMember(w, "mode");
-    checkStringMember(w, "precision");
-    checkInputSets(w, "shapes");
-    if (auto assign = w.object("assign"))
-        for (const auto& [module, backend] : assign->value().items())
-            if (!backend.is_string())
-                assign->child(module.c_str(), backend)
-                    .fail(std::string("expected a backend name, got ") + describeType(backend));
-    return withoutNulls(w.value());
-}
-
-json checkedOptionsAt(const Reader& o) {
-    if (o.isNull())
-        return json::object();
-    if (!o.expectObject())
-        return json::object();
-    checkStringMember(o, "mode");
-    (void)o.optBool("fullgraph");
-    (void)o.optBool("dynamic"); // null is "auto": kept
-    (void)o.object("inductor");
-    json out = o.value();
-    for (const char* key : {"mode", "fullgraph", "inductor"})
-        if (out.contains(key) && out[key].is_null())
-            out.erase(key);
-    return out;
-}
-
-json checkedSettingsAt(const Reader& s) {
-    if (s.isNull())
-        return json::object();
-    if (!s.expectObject())
-        return json::object();
-    if (auto measure = s.object("measure"))
-        for (const char* key :
-             {"warmup", "min_runs", "min_time_s", "max_runs", "max_time_s", "confidence_pct", "settle"})
-            checkNumberMember(*measure, key);
-    checkNumberMember(s, "timeout_s");
-    checkStringMember(s, "cache");
-    checkNumberMember(s, "bisect_budget_s");      // only when --bisect was given
-    if (auto placement = s.object("placement")) { // reports before --threads have none
-        checkNumberMember(*placement, "threads");
-        (void)placement->numbers("pin");
-    }
-    json out = withoutNulls(s.value());
-    if (s.has("options"))
-        out["options"] = checkedOptionsAt(s.child("options", s.value()["options"]));
-    if (s.has("workload"))
-        out["workload"] = checkedWorkloadAt(s.child("workload", s.value()["workload"]));
-    return out;
-}
-
-void checkSpeedup(const Reader& r, const char* key) {
-    if (auto s = r.object(key)) {
-        for (const char* k : {"median", "q1", "q3"})
-            checkNumberMember(*s, k);
-        (void)s->optInt64("pairs");
-    }
-}
-
-json checkedSearchAt(const Reader& s) {
-    if (s.isNull())
-        return nullptr;
-    if (!s.expectObject())
-        return nullptr;
-    for (const char* key : {"error", "strategy", "best_mixed", "best_single", "pick", "verdict"})
-        checkStringMember(s, key);
-    checkStringList(s, "modules");
-    checkStringList(s, "backends");
-    checkNumberMember(s, "gain_over_best_single");
-    checkSpeedup(s, "best_mixed_speedup");
-    checkSpeedup(s, "best_single_speedup");
-    s.each("candidates", [](const Reader& c) {
-        if (!c.expectObject())
-            return;
-        refuseNull(c, "status", "a run status");
-        checkStringMember(c, "label");
-        checkStringMember(c, "status");
-        (void)c.optBool("accuracy_pass");
-        checkSpeedup(c, "speedup");
-    });
-    json out = s.value();
-    for (const char* key : {"error", "strategy", "verdict", "candidates", "modules", "backends"})
-        if (out.contains(key) && out[key].is_null())
-            out.erase(key);
-    return out;
-}
-
-json checkedTraceInfoAt(const Reader& t) {
-    if (t.isNull())
-        return nullptr;
-    if (!t.expectObject())
-        return nullptr;
-    checkStringMember(t, "error");
-    checkStringMember(t, "source");
-    for (const char* key : {"untraced_ms", "traced_ms", "overhead_ratio"})
-        checkNumberMember(t, key);
-    return withoutNulls(t.value());
-}
-
-// ---- records ---------------------------------------------------------------------------------
 
 void readAccuracy(const Reader& r, Accuracy& a) {
     a.maxAbs = r.number("max_abs");
@@ -234,6 +322,8 @@ std::optional<Accuracy> optAccuracy(const Reader& r, const char* key) {
     return a;
 }
 
+} // namespace
+
 void readModelInfo(const Reader& r, ModelInfo& m) {
     m.name = r.str("name");
     m.source = r.str("source");
@@ -264,6 +354,8 @@ void readModelInfo(const Reader& r, ModelInfo& m) {
             {mod.str("name"), mod.str("class"), mod.int64("parameters"), boundedInt(mod, "depth", 1, 0)});
     });
 }
+
+namespace {
 
 void readGraphBreak(const Reader& r, GraphBreak& b) {
     b.reason = r.str("reason");
@@ -299,12 +391,9 @@ std::string errorText(const Reader& r) {
 }
 
 void readShapes(const Reader& r, ShapeStudy& study) {
-    if (r.has("sets")) {
-        checkInputSets(r, "sets");
-        study.sets = r.value()["sets"];
-    } else {
-        study.sets = json::array();
-    }
+    study.sets.clear();
+    if (r.has("sets"))
+        readInputSets(r.child("sets", r.value()["sets"]), study.sets);
     study.error = errorText(r);
     study.runs.clear();
     r.each("runs", [&](const Reader& rr) {
@@ -455,164 +544,8 @@ void readCode(const Reader& r, CodeArtifact& c) {
     c.text = r.str("text");
 }
 
-// ---- stage graphs ----------------------------------------------------------------------------
 
-void readNode(const Reader& r, GraphNode& n) {
-    if (!r.has("id"))
-        r.fail("a node needs an \"id\"");
-    n.id = r.str("id");
-    n.name = r.str("name", n.id);
-    n.op = r.str("op");
-    n.kind = r.str("kind");
-    n.category = r.str("category");
-    r.each("shapes", [&](const Reader& s) {
-        std::vector<std::string> dims;
-        s.elements([&](const Reader& d) {
-            const json& v = d.value();
-            if (v.is_string())
-                dims.push_back(v.get<std::string>());
-            else if (v.is_number_integer())
-                dims.push_back(v.dump());
-            else
-                d.fail(std::string("expected an integer or a symbolic size, got ") + describeType(v));
-        });
-        n.shapes.push_back(std::move(dims));
-    });
-    n.dtypes = r.strings("dtypes");
-    n.module = r.str("module");
-    n.moduleType = r.str("module_type");
-    if (auto src = r.object("source")) {
-        SourceLocation loc;
-        loc.file = src->str("file");
-        loc.line = src->integer("line");
-        loc.code = src->str("code");
-        n.source = std::move(loc);
-    }
-    n.group = r.str("group");
-    n.origins = r.strings("origins");
-}
-
-void readStage(const Reader& r, StageGraph& s) {
-    if (!r.has("name"))
-        r.fail("a stage needs a \"name\"");
-    s.name = r.str("name");
-    s.graph = boundedInt(r, "graph", 0, 0);
-    s.label = r.str("label", s.name);
-    s.level = r.str("level");
-    s.fusion = r.str("fusion", "none");
-    s.status = stageStatusFromString(r.str("status", "ok"));
-    s.reason = r.str("reason");
-    s.pass = r.str("pass");
-    s.module = r.str("module");
-    s.backend = r.str("backend");
-    s.nodes.clear();
-    r.each("nodes", [&](const Reader& n) {
-        if (!n.expectObject())
-            return;
-        GraphNode node;
-        readNode(n, node);
-        s.nodes.push_back(std::move(node));
-    });
-    s.edges.clear();
-    r.each("edges", [&](const Reader& e) {
-        if (!e.expectObject())
-            return;
-        if (!e.has("src") || !e.has("dst"))
-            e.fail("an edge needs \"src\" and \"dst\"");
-        s.edges.push_back({e.str("src"), e.str("dst")});
-    });
-    s.groups.clear();
-    r.each("groups", [&](const Reader& g) {
-        if (!g.expectObject())
-            return;
-        if (!g.has("id"))
-            g.fail("a group needs an \"id\"");
-        FusionGroup group;
-        group.id = g.str("id");
-        group.name = g.str("name", group.id);
-        group.kind = g.str("kind", "kernel");
-        group.nodes = g.strings("nodes");
-        group.provenance = g.strings("provenance");
-        group.code = g.str("code");
-        s.groups.push_back(std::move(group));
-    });
-}
-
-// ---- traces ----------------------------------------------------------------------------------
-
-TrackKind trackKindFromString(const std::string& s) {
-    if (s == "cuda_stream")
-        return TrackKind::CudaStream;
-    if (s == "memory")
-        return TrackKind::Memory;
-    return TrackKind::CpuThread;
-}
-
-int32_t int32At(const Reader& row, size_t index, int32_t min) {
-    const int64_t v = row.int64At(index);
-    if (row.failed())
-        return 0;
-    if (v < min || v > std::numeric_limits<int32_t>::max()) {
-        row.fail("element " + std::to_string(index) + " (" + std::to_string(v) + ") is out of range");
-        return 0;
-    }
-    return static_cast<int32_t>(v);
-}
-
-void readTrace(const Reader& r, KernelTrace& t) {
-    t.source = r.str("source");
-    t.names = r.strings("names");
-    t.tracks.clear();
-    r.each("tracks", [&](const Reader& tr) {
-        if (!tr.expectObject())
-            return;
-        t.tracks.push_back({tr.integer("id"), tr.str("name"), trackKindFromString(tr.str("kind"))});
-    });
-    t.events.clear();
-    if (const json* events = r.has("events") ? &r.value()["events"] : nullptr; events && events->is_array())
-        t.events.reserve(events->size());
-    r.each("events", [&](const Reader& e) {
-        if (!e.value().is_array() || e.size() < 4) {
-            e.fail("expected [start_ns, duration_ns, track, name, kind?, correlation?, iteration?]");
-            return;
-        }
-        TraceEvent ev;
-        ev.startNs = e.int64At(0);
-        ev.durationNs = e.int64At(1);
-        ev.track = int32At(e, 2, std::numeric_limits<int32_t>::min());
-        ev.name = int32At(e, 3, 0);
-        ev.kind = e.size() > 4 ? eventKindFromString(e.strAt(4)) : EventKind::Kernel;
-        ev.correlation = e.size() > 5 ? e.int64At(5) : 0;
-        ev.iteration = e.size() > 6 ? int32At(e, 6, -1) : -1;
-        if (e.failed())
-            return;
-        if (ev.durationNs < 0 || ev.startNs < 0 ||
-            ev.startNs > std::numeric_limits<int64_t>::max() - ev.durationNs)
-            e.fail("start and duration must be >= 0 and end within 64 bits");
-        else if (ev.name >= static_cast<int32_t>(t.names.size()))
-            e.fail("names name index " + std::to_string(ev.name) + ", but there are " +
-                   std::to_string(t.names.size()) + " names");
-        t.events.push_back(ev);
-    });
-    t.memory.clear();
-    r.each("memory", [&](const Reader& m) {
-        if (!m.value().is_array() || m.size() < 3) {
-            m.fail("expected [time_ns, delta_bytes, total_bytes, device?]");
-            return;
-        }
-        const MemoryEvent event{m.int64At(0), m.int64At(1), m.int64At(2),
-                                m.size() > 3 ? int32At(m, 3, -1) : -1};
-        // Times are offsets on one clock: a negative one would overflow every span taken from it.
-        if (!m.failed() && event.timeNs < 0)
-            m.fail("time_ns must be >= 0");
-        t.memory.push_back(event);
-    });
-    t.dropped = r.int64("dropped");
-    t.iterations = boundedInt(r, "iterations", 0, 0);
-    t.overheadNs = r.int64("overhead_ns");
-}
-
-// ---- backend runs ----------------------------------------------------------------------------
+} // namespace
 
 // `warnings`: [{code, message}], of a run or of the whole report.
 std::vector<RunWarning> readWarnings(const Reader& r) {
@@ -626,6 +559,8 @@ std::vector<RunWarning> readWarnings(const Reader& r) {
     });
     return warnings;
 }
+
+namespace {
 
 // The fields a `result` message and a saved run share, applied where present.
 void readResultFields(const Reader& r, BackendRun& run) {
@@ -714,8 +649,11 @@ void readResultFields(const Reader& r, BackendRun& run) {
         }
         run.measure = std::move(measure);
     }
-    if (r.has("workload"))
-        run.workload = checkedWorkloadAt(r.child("workload", r.value()["workload"]));
+    if (auto w = r.object("workload")) {
+        Workload workload;
+        readWorkload(*w, workload);
+        run.workload = std::move(workload);
+    }
     if (auto t = r.object("training")) {
         TrainingResult training;
         readTraining(*t, training);
@@ -749,8 +687,10 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.parts = std::move(parts);
     }
     if (r.has("options"))
-        run.options = checkedOptionsAt(r.child("options", r.value()["options"]));
+        run.options = checkedOptions(r.child("options", r.value()["options"]));
 }
+
+} // namespace
 
 void readBackendRun(const Reader& r, BackendRun& run) {
     if (!r.has("name"))
@@ -774,7 +714,7 @@ void readBackendRun(const Reader& r, BackendRun& run) {
         if (!s.expectObject())
             return;
         StageGraph stage;
-        readStage(s, stage);
+        readStageGraph(s, stage);
         run.stages.push_back(std::move(stage));
     });
     r.each("code", [&](const Reader& c) {
@@ -791,77 +731,22 @@ void readBackendRun(const Reader& r, BackendRun& run) {
     }
     if (auto t = r.object("trace")) {
         KernelTrace trace;
-        readTrace(*t, trace);
+        readKernelTrace(*t, trace);
         trace.finalize();
         run.trace = std::move(trace);
     }
     if (r.has("trace_info"))
-        run.traceInfo = checkedTraceInfoAt(r.child("trace_info", r.value()["trace_info"]));
+        run.traceInfo = readTraceInfo(r.child("trace_info", r.value()["trace_info"]));
     run.log = r.str("log");
 }
 
-void readEnvironment(const Reader& r, WorkerEnvironment& e) {
-    // A report stores the version as "protocol"; the handshake names the protocol there and
-    // carries the version in "version".
-    const json* protocol = r.has("protocol") ? &r.value()["protocol"] : nullptr;
-    e.protocolVersion =
-        protocol && protocol->is_number_integer() ? r.integer("protocol") : r.integer("version");
-    e.worker = r.str("worker");
-    e.python = r.str("python");
-    e.torch = r.str("torch");
-    e.torchGit = r.str("torch_git");
-    e.torchBuild = r.str("torch_build");
-    e.devices = r.strings("devices");
-    if (r.has("cuda")) {
-        (void)r.object("cuda");
-        e.cuda = r.value()["cuda"];
-    }
-}
-
-void readProvenance(const Reader& r, Provenance& p) {
-    p.fusescope = r.str("fusescope");
-    p.frontEnd = r.str("front_end");
-    p.commandLine = r.strings("command_line");
-    if (auto t = r.object("torch")) {
-        p.torch = t->str("version");
-        p.torchGit = t->str("git");
-        p.torchBuild = t->str("build");
-    }
-    p.python = r.str("python");
-    if (auto e = r.object("environment"))
-        for (const auto& [key, value] : e->value().items()) {
-            if (!value.is_string()) {
-                e->failAt(key.c_str(), std::string("expected a string, got ") + describeType(value));
-                return;
-            }
-            p.environment[key] = value.get<std::string>();
-        }
-    p.cpu = r.str("cpu");
-    p.cpuCount = r.integer("cpu_count");
-    p.gpus = r.strings("gpus");
-    p.os = r.str("os");
-}
-
-} // namespace
 
 Result<BackendRun> decodeBackendRun(const json& j, const std::string& origin) {
     return decodeWith<BackendRun>(j, origin, readBackendRun);
 }
 
-Result<StageGraph> decodeStageGraph(const json& j, const std::string& origin) {
-    return decodeWith<StageGraph>(j, origin, readStage);
-}
-
 Result<ModelInfo> decodeModelInfo(const json& j, const std::string& origin) {
     return decodeWith<ModelInfo>(j, origin, readModelInfo);
-}
-
-Result<WorkerEnvironment> decodeEnvironment(const json& j, const std::string& origin) {
-    return decodeWith<WorkerEnvironment>(j, origin, readEnvironment);
-}
-
-Result<KernelTrace> decodeKernelTrace(const json& j, const std::string& origin) {
-    return decodeWith<KernelTrace>(j, origin, readTrace);
 }
 
 Result<CodeArtifact> decodeCodeArtifact(const json& j, const std::string& origin) {
@@ -875,71 +760,17 @@ Result<RunError> decodeRunError(const json& j, const std::string& origin) {
 Status decodeRunResult(const json& message, BackendRun& run, const std::string& origin) {
     Reader r(message, origin);
     if (!r.expectObject())
-        return r.error(kCorrupt);
+        return r.error(kRecordCorrupt);
     // Checked on a scratch run first (a result message is small), so a bad one changes nothing.
     BackendRun scratch;
     readResultFields(r, scratch);
-    json traceInfo = r.has("trace") ? checkedTraceInfoAt(r.child("trace", message["trace"])) : json();
-    if (auto err = r.error(kCorrupt))
+    const auto traceInfo = r.has("trace") ? readTraceInfo(r.child("trace", message["trace"])) : std::nullopt;
+    if (auto err = r.error(kRecordCorrupt))
         return err;
     readResultFields(r, run);
     if (r.has("trace"))
-        run.traceInfo = std::move(traceInfo);
+        run.traceInfo = traceInfo;
     return std::nullopt;
-}
-
-Result<Report> decodeReport(const json& j) {
-    if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
-        j["format"].get<std::string>() != kReportFormatName)
-        return Error{"report_not_fscope", "not a FuseScope report (no \"format\": \"fusescope-report\")"};
-    const auto schema = j.find("schema");
-    if (schema == j.end() || !schema->is_number_integer())
-        return Error{kCorrupt, "schema: the manifest has no integer \"schema\" version"};
-    // Compare as the integer that was written, never narrowed: 2^32+1 is not schema 1.
-    uint64_t version = 0;
-    if (schema->is_number_unsigned())
-        version = schema->get<uint64_t>();
-    else if (schema->get<int64_t>() > 0)
-        version = static_cast<uint64_t>(schema->get<int64_t>());
-    if (version < 1)
-        return Error{kCorrupt, "schema: " + schema->dump() + " is not a report schema version (1 or more)"};
-    if (version > static_cast<uint64_t>(kReportSchemaVersion))
-        return Error{"report_newer_schema", "written with report schema " + std::to_string(version) +
-                                                " by a newer FuseScope; this build reads schema " +
-                                                std::to_string(kReportSchemaVersion) +
-                                                " and older. Update FuseScope to open it."};
-    Reader r(j);
-    Report report;
-    report.schema = static_cast<int>(version);
-    report.created = r.str("created");
-    report.generator = r.str("generator");
-    report.modelSpec = r.str("model_spec");
-    if (auto m = r.object("model"))
-        readModelInfo(*m, report.model);
-    report.device = r.str("device", "cpu");
-    if (auto e = r.object("environment"))
-        readEnvironment(*e, report.environment);
-    if (r.has("settings"))
-        report.settings = checkedSettingsAt(r.child("settings", j["settings"]));
-    r.each("backends", [&](const Reader& b) {
-        if (!b.expectObject())
-            return;
-        BackendRun run;
-        readBackendRun(b, run);
-        report.backends.push_back(std::move(run));
-    });
-    if (r.has("search"))
-        report.search = checkedSearchAt(r.child("search", j["search"]));
-    if (r.has("warnings")) // run-wide; reports written before them have none
-        report.warnings = readWarnings(r);
-    if (auto p = r.object("provenance")) { // reports written before it have none
-        Provenance provenance;
-        readProvenance(*p, provenance);
-        report.provenance = std::move(provenance);
-    }
-    if (auto err = r.error(kCorrupt))
-        return *err;
-    return report;
 }
 
 } // namespace fusescope::codec
