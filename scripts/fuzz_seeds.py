@@ -19,7 +19,8 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_export_stream", "fuzz_trace_chunk", "fuzz_kineto_trace", "fuzz_torch_trace")
+TARGETS = ("fuzz_report", "fuzz_worker_stream", "fuzz_export_stream", "fuzz_trace_chunk", "fuzz_kineto_trace",
+           "fuzz_torch_trace")
 HELLO = {"type": "hello", "protocol": "fusescope-worker", "version": 1, "worker": "0.1.0",
          "python": "3.11.7", "torch": "2.13.0+cpu", "devices": ["cpu"], "cuda": None, "pid": 1}
 BYE = {"type": "bye"}

@@ -13,6 +13,8 @@
 # worker lives outside the clone, keyed by the lock file and the interpreter version, so a fresh
 # clone on a machine that already has it reuses it:
 #   ${FUSESCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusescope}/venv-<key>
+# and beside it the linter's (test and build only; scripts/lint.sh, scripts/requirements-lint.lock):
+#   ${FUSESCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusescope}/lint-<key>
 set -euo pipefail
 
 action=${1:-build}
@@ -27,7 +29,7 @@ log() { printf '\033[1m[setup +%ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 packages=(cmake ninja-build g++ pkg-config git
           qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
-          libgl-dev xvfb xauth clang-format)
+          libgl-dev xvfb xauth clang-format python3-venv)
 # The tests' fuzz smoke (scripts/fuzz.sh) builds with clang's libFuzzer and sanitizer runtimes;
 # the unversioned names pick clang 14 on Debian 12 and clang 19 on Debian 13.
 [ "$action" != test ] || packages+=(clang libclang-rt-dev)
@@ -71,6 +73,11 @@ else
     log "reusing the Python environment $venv"
 fi
 export FUSESCOPE_PYTHON="$venv/bin/python"
+# The Python linter of the ctest entry python_lint: ruff as scripts/requirements-lint.lock pins it,
+# in a small environment of its own (scripts/lint.sh), so a new pin never rebuilds the one above.
+if [ "$action" = test ] || [ "$action" = build ]; then
+    log "the Python linter: $(FUSESCOPE_BOOTSTRAP_PYTHON="$python_bin" scripts/lint.sh --install)"
+fi
 
 # --- Build ---------------------------------------------------------------------------------
 if [ "$action" != package ]; then

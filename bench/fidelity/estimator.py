@@ -74,6 +74,7 @@ def summary(ratios: list[float]) -> dict:
 def measure_model(path: pathlib.Path, seconds: float, pairs: int, settle: int, threads: int) -> dict:
     import torch
     import torch.utils.benchmark as benchmark
+
     from fusescope_worker import measure
 
     model, inputs = load(path)
@@ -117,7 +118,8 @@ def measure_model(path: pathlib.Path, seconds: float, pairs: int, settle: int, t
             cycle += 1
     ref_eager = [m[0] for m in medians["reference"]]
     return {"eager": summary(ratios["eager"]), "compiled": summary(ratios["compiled"]),
-            "reference_eager_ms": {"median": statistics.median(ref_eager), "min": min(ref_eager), "max": max(ref_eager)},
+            "reference_eager_ms": {"median": statistics.median(ref_eager),
+                                   "min": min(ref_eager), "max": max(ref_eager)},
             "reference_compiled_ms": statistics.median(m[1] for m in medians["reference"]),
             "raw": {"ratios": ratios, "medians": medians}}
 
@@ -133,7 +135,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=90.0, help="cycles per model for about this long")
     parser.add_argument("--pairs", type=int, default=10, help="pairs in each of FuseScope's measuring loops")
     parser.add_argument("--settle", type=int, default=1, help="FuseScope's settle calls (its default: 1)")
-    parser.add_argument("--pin", default="1", help="CPU numbers, comma-separated, as FuseScope's --pin ('' leaves the affinity alone)")
+    parser.add_argument("--pin", default="1",
+                        help="CPU numbers, comma-separated, as FuseScope's --pin ('' leaves the affinity alone)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--json", dest="json_out", help="write every number here")
     options = parser.parse_args()

@@ -70,7 +70,8 @@ def fusescope(cli: str, model: pathlib.Path, extra: list[str], libtorch: bool = 
     if libtorch:
         ts = rows["torchscript"]
         out["torchscript"] = {"eager_ms": ts["eager_latency_ms"]["median"], "compiled_ms": ts["latency_ms"]["median"],
-                              "pairs": ts["speedup"]["pairs"], "stopped_by": (ts.get("measure") or {}).get("stopped_by"),
+                              "pairs": ts["speedup"]["pairs"],
+                              "stopped_by": (ts.get("measure") or {}).get("stopped_by"),
                               "warnings": [w["code"] for w in ts.get("warnings", [])]}
     return out | {"eager_ms": row["eager_latency_ms"]["median"], "compiled_ms": row["latency_ms"]["median"],
             "pairs": row["speedup"]["pairs"], "compile_s": row["compile_s"],
@@ -136,9 +137,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--min-run-time", type=float, default=2.0, help="blocked_autorange's min_run_time, seconds")
     parser.add_argument("--models", default=",".join(MODELS))
-    parser.add_argument("--fusescope-args", default="", help="extra compare arguments (e.g. '--min-runs 3' for a smoke run)")
+    parser.add_argument("--fusescope-args", default="",
+                        help="extra compare arguments (e.g. '--min-runs 3' for a smoke run)")
     parser.add_argument("--json", dest="json_out", help="write every raw number here")
-    parser.add_argument("--pin", default="", help="bind both sides to these CPUs (FuseScope's --pin, os.sched_setaffinity)")
+    parser.add_argument("--pin", default="",
+                        help="bind both sides to these CPUs (FuseScope's --pin, os.sched_setaffinity)")
     parser.add_argument("--libtorch", action="store_true",
                         help="also run torchscript and compare its cross-process eager samples")
     parser.add_argument("--no-control", dest="control", action="store_false",
@@ -152,7 +155,8 @@ def main() -> None:
         print_tables(json.loads(pathlib.Path(options.replay).read_text()), f"replayed from {options.replay}")
         return
     python = python_of_build(pathlib.Path(options.cli).resolve())
-    extra = options.fusescope_args.split() + (["--pin", options.pin] if options.pin else []) + ["--malloc", options.malloc]
+    extra = (options.fusescope_args.split() + (["--pin", options.pin] if options.pin else [])
+             + ["--malloc", options.malloc])
     raw: dict[str, list[dict]] = {}
     for r in range(options.rounds):
         for name in options.models.split(","):
@@ -163,10 +167,12 @@ def main() -> None:
                 if side == "fusescope":
                     got["fs"] = fusescope(options.cli, model, extra, options.libtorch)
                 else:
-                    threads = got["fs"]["threads"] if "fs" in got else (raw[name][-1]["fs"]["threads"] if raw.get(name) else 1)
+                    threads = (got["fs"]["threads"] if "fs" in got
+                               else (raw[name][-1]["fs"]["threads"] if raw.get(name) else 1))
                     got["ref"] = reference(python, model, threads, options.min_run_time, options.pin, options.malloc)
                     if options.control:
-                        got["control"] = reference(python, model, threads, options.min_run_time, options.pin, options.malloc)
+                        got["control"] = reference(python, model, threads, options.min_run_time, options.pin,
+                                                   options.malloc)
             raw.setdefault(name, []).append(got)
             print(f"round {r + 1} {name}: {json.dumps(got)}", file=sys.stderr)
     if options.json_out:
@@ -182,7 +188,8 @@ def print_tables(raw: dict[str, list[dict]], footer: str) -> None:
         return
     first = next(iter(raw.values()))
     rounds_run = len(first)
-    print("| model | eager: FuseScope / reference | inductor: FuseScope / reference | FuseScope compile_s / plain first call "
+    print("| model | eager: FuseScope / reference | inductor: FuseScope / reference "
+          "| FuseScope compile_s / plain first call "
           "| reference eager: fresh process / after compile | pairs | threads |")
     print("|---|---|---|---|---|---|---|")
     for name, rounds in raw.items():
@@ -191,7 +198,8 @@ def print_tables(raw: dict[str, list[dict]], footer: str) -> None:
         compile_ratio = [g["fs"]["compile_s"] / g["ref"]["first_call_s"] for g in rounds]
         fresh = [g["ref"]["eager_first_ms"] / g["ref"]["eager_ms"] for g in rounds]
         ref_ms = statistics.median(g["ref"]["compiled_ms"] for g in rounds)
-        print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} | {spread(compile_ratio)} | {spread(fresh)} "
+        print(f"| {name} ({ref_ms:.3g} ms inductor) | {spread(eager)} | {spread(compiled)} "
+              f"| {spread(compile_ratio)} | {spread(fresh)} "
               f"| {statistics.median(g['fs']['pairs'] for g in rounds):.0f} | {rounds[0]['fs']['threads']} |")
     if "control" in first[0]:
         print_control(raw)
@@ -210,7 +218,8 @@ def print_tables(raw: dict[str, list[dict]], footer: str) -> None:
           + f"; {footer}.")
     print("\nPage faults per eager call (FuseScope's worker / reference), per round:")
     for name, rounds in raw.items():
-        cells = [f"{(g['fs']['faults_per_call'] or {}).get('eager', float('nan')):.0f} / {g['ref']['eager_faults_per_call']:.0f}"
+        cells = [f"{(g['fs']['faults_per_call'] or {}).get('eager', float('nan')):.0f}"
+                 f" / {g['ref']['eager_faults_per_call']:.0f}"
                  for g in rounds]
         print(f"  {name}: {'; '.join(cells)}")
 

@@ -3,8 +3,9 @@
 
 Runs the real `fusescope-cli compare --trace` on demo:transformer-shaped models of growing size
 (eager and inductor), reads `trace.untraced_ms`, `trace.traced_ms` and `trace.overhead_ratio`
-from the JSON summary, and prints a Markdown table (docs/measurement.md keeps the latest). The ratio is measured within one worker process: untraced calls before and after the
-traced ones (fusescope_worker/tracing/overhead.py).
+from the JSON summary, and prints a Markdown table (docs/measurement.md keeps the latest). The
+ratio is measured within one worker process: untraced calls before and after the traced ones
+(fusescope_worker/tracing/overhead.py).
 
     bench/trace_overhead/trace_overhead.py [--cli build/dev/app/cli/fusescope-cli] [--repeats 3]
 """

@@ -10,7 +10,8 @@ GOOD = ROOT / "tests" / "fixtures" / "reports" / "good.fscope"
 HINTED_BREAK = {
     "reason": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
     "detail": "Unsupported Tensor.item() call with capture_scalar_outputs=False\n"
-              "  Explanation: Dynamo does not support tracing `Tensor.item()` with config.capture_scalar_outputs=False.\n"
+              "  Explanation: Dynamo does not support tracing `Tensor.item()` with "
+              "config.capture_scalar_outputs=False.\n"
               "  Hint: Set `torch._dynamo.config.capture_scalar_outputs = True` or `export "
               "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in the captured graph.\n\n"
               "  Developer debug context: call_method TensorVariable() item () {}\n",

@@ -245,6 +245,7 @@ def test_aot_inductor_compiles_runs_and_fuses_on_mlp(cli, tmp_path):
         assert d["load_s"] > 0 and d["first_call_s"] > 0 and d["process_s"] > d["load_s"]
         assert d["file_cache"] in ("warm", "partial", "cold") and 0 <= d["file_cache_resident"] <= 1
     # the package holds the compiled library besides the weights: larger than the bare state_dict
-    assert rows["aot_inductor"]["deployment"]["artifact_bytes"] > rows["aot_inductor"]["deployment"]["eager_model_bytes"]
+    deployment = rows["aot_inductor"]["deployment"]
+    assert deployment["artifact_bytes"] > deployment["eager_model_bytes"]
     text = cli("show", out).stdout
     assert "deployment (the artifact a user would ship):" in text and "artifact model.pt2" in text, text

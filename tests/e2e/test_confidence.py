@@ -8,7 +8,7 @@ import sys
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "plugins" / "torch_compile" / "worker"))
-from fusescope_worker import confidence  # noqa: E402
+from fusescope_worker import confidence
 
 OK = 0
 # Like conftest.FAST, without its --confidence 0: these tests set their own target.

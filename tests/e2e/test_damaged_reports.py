@@ -2,7 +2,6 @@
 that names the file and the first bad field, or read with its repair said; none crashes or hangs
 `show`, `show --json` or `export`. Fixtures: tests/fixtures/reports (make_damaged.py)."""
 import json
-import pathlib
 import random
 import subprocess
 

@@ -5,8 +5,6 @@ import json
 import os
 import time
 
-import pytest
-
 from conftest import FAST
 
 OK, ALL_FAILED = 0, 3

@@ -4,7 +4,6 @@ a report of its own and attached to the inductor backend of a captured report, w
 link by name to that backend's graphs."""
 import json
 import os
-import pathlib
 import subprocess
 import sys
 

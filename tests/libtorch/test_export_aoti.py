@@ -4,6 +4,7 @@ import re
 import zipfile
 
 import torch
+
 from conftest import ask, export_request
 
 

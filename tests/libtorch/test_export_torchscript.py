@@ -1,6 +1,7 @@
 """The worker's export_torchscript request (docs/libtorch.md), run as the C++ side runs it."""
 
 import torch
+
 from conftest import ask, export_request
 
 

@@ -87,6 +87,7 @@ def test_compiling_does_what_plain_torch_compile_does_before_the_first_call():
     # the first call that compile_s times. A fresh process, so nothing imported it before.
     import subprocess
     import sys
+
     from conftest import WORKER_DIR
     script = (
         "import sys, torch\n"

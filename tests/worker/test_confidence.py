@@ -112,7 +112,8 @@ def test_loop_stops_once_the_target_is_reached(monkeypatch):
     assert runs["stopped_by"] == "confidence" and runs["confidence_pct"] == 2.0
     assert runs["compiled"] == 10  # the first check at or after min_runs already meets +-2 %
     outcome = measure.outcome(runs)
-    assert {k: outcome[k] for k in ("confidence_pct", "stopped_by")} == {"confidence_pct": 2.0, "stopped_by": "confidence"}
+    assert ({k: outcome[k] for k in ("confidence_pct", "stopped_by")}
+            == {"confidence_pct": 2.0, "stopped_by": "confidence"})
     assert set(outcome["faults_per_call"]) == {"eager", "compiled"}  # counted around each timed call
     assert all(v >= 0 for v in outcome["faults_per_call"].values())
 

@@ -35,7 +35,8 @@ def test_every_constant_is_listed():
 
 
 def test_no_code_is_written_as_a_literal():
-    literal = re.compile(r"""["'](%s)["']""" % "|".join(errors.ALL_CODES))
+    codes = "|".join(errors.ALL_CODES)
+    literal = re.compile(rf"""["']({codes})["']""")
     found = []
     for path in sorted((WORKER_DIR / "fusescope_worker").rglob("*.py")):
         if path.name == "errors.py":

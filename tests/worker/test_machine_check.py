@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import WORKER_DIR, run_model, run_worker, run_request
+from conftest import WORKER_DIR, run_model, run_request, run_worker
 from fusescope_worker import machine_check, placement
 from fusescope_worker.machine_check import CpuTimes, Snapshot
 

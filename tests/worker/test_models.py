@@ -43,6 +43,7 @@ def test_torchscript_inputs_from_the_request_win():
 @pytest.mark.parametrize("name", ["demo:mlp", "demo:cnn", "demo:transformer"])
 def test_demo_models_are_seeded(name):
     import torch
+
     from fusescope_worker.models import demos
     first, second = demos.load(name), demos.load(name)
     for a, b in zip(first.module.state_dict().values(), second.module.state_dict().values()):

@@ -1,6 +1,5 @@
 """Result notes (fusescope_worker/notes.py): a run asking for CUDA graphs says when it got none."""
 from conftest import run_model
-
 from fusescope_worker import notes
 
 

@@ -1,6 +1,5 @@
 """fusescope_sweep without torch: the spec and its jobs, resume decisions, CPU placement
 (docs/sweeps.md)."""
-import os
 
 import pytest
 

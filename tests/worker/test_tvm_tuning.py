@@ -10,7 +10,7 @@ import pytest
 from conftest import WORKER_DIR, run_model
 
 sys.path.insert(0, str(WORKER_DIR))
-from fusescope_worker.tvm_relax import tuning  # noqa: E402
+from fusescope_worker.tvm_relax import tuning
 
 
 def test_options_parse_and_refuse_what_is_wrong():

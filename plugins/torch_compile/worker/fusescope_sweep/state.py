@@ -50,7 +50,7 @@ def should_run(entry, out_dir: str, retry_failed: bool) -> bool:
 
 def write(out_dir: str, spec, executor: str, entries: list) -> None:
     doc = {"schema": SCHEMA, "kind": "fusescope-sweep", "name": spec.name, "spec": spec.path,
-           "executor": executor, "updated": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+           "executor": executor, "updated": datetime.datetime.now(datetime.UTC).isoformat(),
            "jobs": entries}
     fd, tmp = tempfile.mkstemp(prefix=".sweep.", suffix=".json", dir=out_dir)
     try:

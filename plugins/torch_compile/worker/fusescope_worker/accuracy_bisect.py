@@ -140,7 +140,8 @@ def kernels_of(stages: list[dict], node_name: str) -> list[str]:
     by_name = {}
     for stage in stages:
         by_name.setdefault(stage.get("name"), []).append(stage)
-    aot = {n["id"] for s in by_name.get("aot_forward", []) for n in _origins(s) if node_name in (n.get("origins") or [])}
+    aot = {n["id"] for s in by_name.get("aot_forward", []) for n in _origins(s)
+           if node_name in (n.get("origins") or [])}
     post = {n["id"] for s in by_name.get("post_grad", []) for n in _origins(s)
             if aot & set(n.get("origins") or [])} or aot
     kernels = []

@@ -138,6 +138,7 @@ def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[d
     """torch.export, then aoti_compile_and_package with the stage hooks on. Returns timings and
     the exported program."""
     from torch._inductor import config as inductor_config
+
     from .capture import inductor_hooks
     channel.progress("compile", 0.1, "torch.export of the model")
     start = time.perf_counter()
@@ -186,7 +187,8 @@ def export(request: dict, channel, scratch):
         torch.jit.script(_TensorData(_flat_inputs(loaded, exported), [], [], reference)).save(data_path)
         # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
         eager_peak, _ = memory.peak_bytes(lambda: loaded(), torch.device("cpu"))
-    channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path, eager_first_call_s=eager_first_call,
-                 dropped_outputs=len(leaves) - len(reference), eager_runs_differ=differs, placement=placed,
+    channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path,
+                 eager_first_call_s=eager_first_call, dropped_outputs=len(leaves) - len(reference),
+                 eager_runs_differ=differs, placement=placed,
                  eager_model_bytes=eager_model_bytes(loaded.module), **compiled)
     return loaded

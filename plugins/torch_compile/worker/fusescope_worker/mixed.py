@@ -33,8 +33,13 @@ import torch._dynamo
 
 from . import backends, shapes
 from .capture.session import CaptureSession
-from .compile_timing import (capturing_backend, compile_module, compile_with_capture, enter_inductor_capture,
-                             plain_compiles)
+from .compile_timing import (
+    capturing_backend,
+    compile_module,
+    compile_with_capture,
+    enter_inductor_capture,
+    plain_compiles,
+)
 from .errors import BAD_REQUEST, COMPILE_FAILED, RUN_FAILED, WorkerError, describe
 from .modules import top_level
 

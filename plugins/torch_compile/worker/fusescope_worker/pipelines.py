@@ -166,6 +166,7 @@ class Export:
             raise refusal.error(self.name)
         loaded = self.build(request, channel, scratch)
         import torch
+
         from . import eager_server
         with torch.no_grad():
             eager_server.serve(loaded, channel, lines)

@@ -57,7 +57,7 @@ def apply_malloc(policy: str) -> str:
         return "system"
     try:
         libc = ctypes.CDLL(None)  # the C library this process runs on
-        libc.gnu_get_libc_version  # glibc only: musl's mallopt does nothing
+        libc.gnu_get_libc_version  # noqa: B018 - the lookup is the check: glibc only, musl's mallopt does nothing
         mallopt = libc.mallopt
     except (OSError, AttributeError) as exc:
         return f"system (steady needs glibc's mallopt: {exc})"

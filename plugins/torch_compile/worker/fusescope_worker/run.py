@@ -5,12 +5,19 @@ import time
 
 import torch
 
-from . import accuracy, accuracy_bisect, measure, memory, reference, shapes
-from .machine_probe import MachineWatch
+from . import (
+    accuracy,
+    accuracy_bisect,
+    measure,
+    memory,
+    precision,  # workload.precision: autocast and tolerances (precision.py)
+    reference,
+    shapes,
+)
 from .capture.session import CaptureSession
 from .compile_timing import compile_module, compile_with_capture, enter_inductor_capture, plain_compiles
 from .errors import MODEL_FAILED, RUN_FAILED
-from . import precision  # workload.precision: autocast and tolerances (precision.py)
+from .machine_probe import MachineWatch
 from .workload import PHASES, Workload
 
 

@@ -283,7 +283,8 @@ def _one_set(run, dynamic: bool, index: int, entries, compiled, tracker: Tracker
         out = compiled_call()
         sync()
         point["first_call_s"] = time.perf_counter() - start
-        point["accuracy"] = accuracy.compare(eager_out, reference.detached(out), **precision.accuracy_options(run.request))
+        point["accuracy"] = accuracy.compare(eager_out, reference.detached(out),
+                                             **precision.accuracy_options(run.request))
         collector = _Collector()
         measure.interleaved(lambda: module(*args, **kwargs), compiled_call, settings, sync, collector,
                             lambda fraction, message: None)

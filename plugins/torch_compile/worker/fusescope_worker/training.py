@@ -31,10 +31,16 @@ from torch.utils import _pytree as pytree
 
 from . import accuracy, measure, memory, precision, reference, shapes
 from .capture.backward import TrainingCaptureSession, lazy_compile_scope
-from .machine_probe import MachineWatch
+from .compile_timing import (
+    TimerEvents,
+    breakdown,
+    compile_module,
+    compile_with_capture,
+    enter_inductor_capture,
+    fresh_state,
+)
 from .errors import BAD_REQUEST, COMPILE_FAILED, MODEL_FAILED, MODEL_INVALID, RUN_FAILED, WorkerError, describe
-from .compile_timing import (TimerEvents, breakdown, compile_module, compile_with_capture, enter_inductor_capture,
-                             fresh_state)
+from .machine_probe import MachineWatch
 from .workload import PHASES, Workload
 
 LEARNING_RATE = 1e-3

@@ -10,8 +10,7 @@ import torch
 from . import accuracy, devices, mixed, modules, notes, placement, precision, shapes
 from .capture import graph_breaks
 from .compile_timing import capturing_backend
-from .errors import (COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe,
-                     internal)
+from .errors import COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe, internal
 from .models import load_model
 
 SHAPES_START = 0.6  # with a shape list, the phases before it share [0, 0.6) of the progress

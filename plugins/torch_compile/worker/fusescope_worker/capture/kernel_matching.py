@@ -13,7 +13,7 @@ Every launch becomes a group with Inductor's own name and node list. When the al
 impossible or ambiguous, the stage says so in `warnings`; nothing is guessed silently.
 """
 import sys
-from functools import lru_cache
+from functools import cache
 
 
 def parse_entries(mapping: dict) -> list[dict]:
@@ -42,7 +42,7 @@ def _align(tokens: list[dict], entries: list[dict]):
     n, m = len(tokens), len(entries)
     matchable = [any(_extern_matches(t, e) for e in entries) for t in tokens]
 
-    @lru_cache(maxsize=None)
+    @cache
     def solve(i: int, j: int):
         if i == n:
             return (1, ()) if j == m else (0, ())

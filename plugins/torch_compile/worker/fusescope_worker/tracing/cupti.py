@@ -138,7 +138,7 @@ class CuptiTrace:
             chunk = json.loads(ctypes.string_at(data, length).decode("utf-8"))
             self.chunks += 1
             self._send("trace", **chunk)
-        except Exception as exc:  # noqa: BLE001 - re-raised at exit
+        except Exception as exc:  # any exception: kept, and re-raised at exit
             if self._sink_error is None:
                 self._sink_error = exc
 

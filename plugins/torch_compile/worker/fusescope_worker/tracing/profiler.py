@@ -5,6 +5,7 @@ RECORD_FUNCTION, so the profiler sees `cpp_fused_*` by name. Traced iterations a
 from the timed samples; the same run measures their overhead (untraced vs traced calls).
 """
 import re
+
 from ..measure import timed_call
 from . import overhead
 

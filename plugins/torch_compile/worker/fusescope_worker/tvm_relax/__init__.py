@@ -8,7 +8,7 @@ one (capturing a stage after each), builds with tvm.compile and runs on the Rela
 import functools
 
 from ..errors import describe
-from . import backend  # noqa: E402,F401  (imports no TVM: tvm is imported inside its functions)
+from . import backend  # noqa: F401 - loaded with the package; imports no TVM (tvm is imported in its functions)
 
 NAME = "tvm"
 

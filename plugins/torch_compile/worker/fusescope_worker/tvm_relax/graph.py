@@ -199,7 +199,6 @@ def _callee_key(value):
 def _arg_key(arg, env):
     """An argument as a comparable key: a var by the pre-fusion binding it stands for, a constant
     by its structural hash (FoldConstant leaves the same constants in both modules)."""
-    import tvm
     from tvm import relax
     if isinstance(arg, relax.Var):
         bound = env.get(var_name(arg), ("unknown", var_name(arg)))
@@ -248,7 +247,6 @@ def _resolve(value, env, name):
 def _pre_fusion_index(mod) -> tuple[dict, dict]:
     """(callee, argument keys) -> pre-fusion var names, for every call binding in main; and
     (tuple var, index) -> the var a TupleGetItem binding of main bound it to."""
-    from tvm import relax
     env = {var_name(p): var_name(p) for p in mod["main"].params}
     index, items = {}, {}
     for binding in _bindings(mod["main"]):
