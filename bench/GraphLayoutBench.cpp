@@ -7,8 +7,8 @@
 #include "GraphScene.h"
 #include "GraphvizLayout.h"
 #include "GroupTree.h"
-#include "report/ReportFile.h"
 #include "SyntheticStage.h"
+#include "report/ReportFile.h"
 
 #include <QApplication>
 #include <QImage>
@@ -38,7 +38,9 @@ double flatDotOf(const StageGraph& s) {
     return seconds([&] { layoutLevelWithDot(flat); });
 }
 
-double flatDot(int nodes) { return flatDotOf(testdata::makeTransformerStage(12, nodes)); }
+double flatDot(int nodes) {
+    return flatDotOf(testdata::makeTransformerStage(12, nodes));
+}
 
 // `bench REPORT.fscope BACKEND STAGE`: a real captured stage instead of the synthetic one.
 std::shared_ptr<StageGraph> stageFromReport(const char* path, const char* backend, const char* key) {
@@ -121,8 +123,9 @@ int main(int argc, char** argv) {
         StageLayout second;
         const double expandTime = seconds([&] { second = engine->layout(view->expandedState()); });
         std::printf("expand \"%s\" (%d nodes, %d children): %.1f ms, %d levels laid out, %d visible items\n",
-                    tree->group(pick).name.c_str(), tree->group(pick).nodeCount, tree->group(pick).childCount(),
-                    1000 * expandTime, second.levelsLaidOut, view->visibleCount());
+                    tree->group(pick).name.c_str(), tree->group(pick).nodeCount,
+                    tree->group(pick).childCount(), 1000 * expandTime, second.levelsLaidOut,
+                    view->visibleCount());
     }
 
     StageLayout full;

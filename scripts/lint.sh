@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Python lint: the pinned ruff (scripts/requirements-lint.lock) over every Python file of the
-# repository, with the rules of ruff.toml (docs/testing.md, "Python lint"). The ctest entry
-# python_lint runs it; it never changes a file unless given --fix.
+# Lint (docs/testing.md, "Lint"), with the linters scripts/requirements-lint.lock pins:
+#   python: ruff over every Python file of the repository, with the rules of ruff.toml;
+#   cpp:    clang-format --dry-run -Werror over every tracked C++ file, with .clang-format.
+# The ctest entries python_lint and cpp_format run them; neither changes a file unless asked.
 #
-#   scripts/lint.sh                 # check the tree; exit 1 on any violation
-#   scripts/lint.sh --fix           # extra arguments go to `ruff check` (--fix, --diff, --statistics)
+#   scripts/lint.sh                 # both checks; exit 1 on any violation
+#   scripts/lint.sh python [ARGS]   # ruff only; ARGS go to `ruff check` (--fix, --diff, --statistics)
+#   scripts/lint.sh cpp [--fix]     # clang-format only; --fix formats the files in place
 #   scripts/lint.sh --install       # only make the environment (scripts/setup.sh does), print ruff's path
 #
-# ruff lives in a virtual environment outside the clone, keyed by the lock file's hash (ruff's
+# The linters live in a virtual environment outside the clone, keyed by the lock file's hash (ruff's
 # wheel is one static binary, the same for every Python), beside the worker's:
 #   ${FUSESCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusescope}/lint-<key>
 # The first use creates it (pip, about 4 s); FUSESCOPE_BOOTSTRAP_PYTHON picks the interpreter.
@@ -35,7 +37,40 @@ if [ "${1:-}" = --install ]; then
     exit 0
 fi
 
+cd "$root"
+
 # From the root with `.`: ruff.toml applies and the paths it prints are relative to the root.
 # --no-cache: nothing is written into the source tree (the whole check takes well under a second).
-cd "$root"
-exec "$ruff" check --no-cache "$@" .
+python_lint() {
+    "$ruff" check --no-cache "$@" .
+}
+
+# Every tracked C++ file (git ls-files: build trees and untracked scratch files are not ours to
+# judge); without git (a source tarball) the folders that hold C++.
+cpp_files() {
+    if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git -C "$root" ls-files -z -- '*.cpp' '*.h'
+    else
+        find app bench core plugins tests ui \( -name '*.cpp' -o -name '*.h' \) -print0
+    fi
+}
+
+cpp_format() {
+    local clang_format="$venv/bin/clang-format"
+    if [ "${1:-}" = --fix ]; then
+        cpp_files | xargs -0 "$clang_format" -i
+        return
+    fi
+    # --dry-run -Werror: each file off .clang-format is an error naming the file and line.
+    cpp_files | xargs -0 "$clang_format" --dry-run -Werror || return 1
+}
+
+case "${1:-}" in
+    python) shift; python_lint "$@" ;;
+    cpp) shift; cpp_format "$@" ;;
+    "") status=0
+        python_lint || status=1
+        cpp_format || status=1
+        exit $status ;;
+    *) echo "lint.sh: unknown argument '$1' (python, cpp, --install)" >&2; exit 2 ;;
+esac

@@ -73,10 +73,11 @@ else
     log "reusing the Python environment $venv"
 fi
 export FUSESCOPE_PYTHON="$venv/bin/python"
-# The Python linter of the ctest entry python_lint: ruff as scripts/requirements-lint.lock pins it,
-# in a small environment of its own (scripts/lint.sh), so a new pin never rebuilds the one above.
+# The linters of the ctest entries python_lint and cpp_format: ruff and clang-format as
+# scripts/requirements-lint.lock pins them, in a small environment of its own (scripts/lint.sh), so
+# a new pin never rebuilds the one above.
 if [ "$action" = test ] || [ "$action" = build ]; then
-    log "the Python linter: $(FUSESCOPE_BOOTSTRAP_PYTHON="$python_bin" scripts/lint.sh --install)"
+    log "the linters (ruff, clang-format): $(FUSESCOPE_BOOTSTRAP_PYTHON="$python_bin" scripts/lint.sh --install)"
 fi
 
 # --- Build ---------------------------------------------------------------------------------

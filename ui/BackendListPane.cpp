@@ -3,8 +3,8 @@
 #include "BackendEntryDialog.h"
 #include "Registry.h"
 #include "model/BackendEntry.h"
-#include "model/WorkloadText.h"
 #include "model/ErrorCode.h"
+#include "model/WorkloadText.h"
 
 #include <QAction>
 #include <QLineEdit>
@@ -204,7 +204,8 @@ QStringList BackendListPane::assignableEntries() const {
 
 void BackendListPane::showEntriesOf(const Report& report) {
     const auto& options = report.settings.options;
-    const auto mode = options.is_object() ? options.value("mode", nlohmann::json(nullptr)) : nlohmann::json(nullptr);
+    const auto mode =
+        options.is_object() ? options.value("mode", nlohmann::json(nullptr)) : nlohmann::json(nullptr);
     QStringList names;
     for (const auto& run : report.backends) {
         if (report.search && isMixedLabel(run.name))

@@ -48,7 +48,6 @@ QString q(const std::string& s) {
     return QString::fromStdString(s);
 }
 
-
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -319,8 +318,7 @@ void MainWindow::startRun() {
     m_reportModel->startRun(names, request.value(), workloadOptions()->searchAssignments());
     RecentFiles::add(model);
     m_menus->rebuildRecent();
-    setWindowTitle(
-        QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request.value().workload)));
+    setWindowTitle(QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request.value().workload)));
     updateRunState();
 }
 
@@ -370,8 +368,9 @@ void MainWindow::onReportOpened(const QString& path) {
     m_options->showSettingsOf(opened);
     RecentFiles::add(QFileInfo(path).absoluteFilePath());
     m_menus->rebuildRecent();
-    setWindowTitle(QString("FuseScope - %1 (%2)")
-                       .arg(QFileInfo(path).fileName(), workloadSummary(opened.settings.workload.value_or(Workload{}))));
+    setWindowTitle(
+        QString("FuseScope - %1 (%2)")
+            .arg(QFileInfo(path).fileName(), workloadSummary(opened.settings.workload.value_or(Workload{}))));
     setStatus(tr("Opened %1").arg(path));
     m_comparison->selectFirstRow(false);
     updateRunState();

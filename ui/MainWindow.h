@@ -6,10 +6,10 @@
 #include "RunOptionsPane.h"
 #include "RunStatusLine.h"
 #include "capture/CompareSession.h"
-#include "model/RunRequest.h"
 #include "engine/ReportModel.h"
 #include "model/Report.h"
 #include "model/Result.h"
+#include "model/RunRequest.h"
 
 #include <QMainWindow>
 #include <memory>

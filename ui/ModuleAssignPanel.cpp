@@ -1,7 +1,7 @@
 #include "ModuleAssignPanel.h"
 
-#include "model/WorkloadText.h"
 #include "engine/ReportModel.h"
+#include "model/WorkloadText.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -4,13 +4,11 @@
 
 namespace fusescope {
 
-QStringList RecentFiles::load()
-{
+QStringList RecentFiles::load() {
     return QSettings().value("recentFiles").toStringList();
 }
 
-void RecentFiles::add(const QString& pathOrSpec)
-{
+void RecentFiles::add(const QString& pathOrSpec) {
     QStringList list = load();
     list.removeAll(pathOrSpec);
     list.prepend(pathOrSpec);

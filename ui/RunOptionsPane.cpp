@@ -1,8 +1,8 @@
 #include "RunOptionsPane.h"
 
 #include "WorkloadOptions.h"
-#include "model/BackendEntry.h"
 #include "capture/SessionPlan.h"
+#include "model/BackendEntry.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -106,11 +106,13 @@ void RunOptionsPane::showSettingsOf(const Report& report) {
     const Placement placement = report.settings.placement.value_or(Placement{});
     m_threads->setValue(placement.threads.value_or(0)); // 0: auto
     // Reports from before the allocator option do not say; the field shows the default.
-    m_malloc->setCurrentText(QString::fromStdString(placement.malloc.empty() ? Placement{}.malloc : placement.malloc));
+    m_malloc->setCurrentText(
+        QString::fromStdString(placement.malloc.empty() ? Placement{}.malloc : placement.malloc));
     MeasureSettings beforeConfidence;
     beforeConfidence.confidencePct = 0; // reports from before the confidence rule: off
     beforeConfidence.settle = 0;        // and from before settle calls: none
-    const MeasureSettings measure = report.settings.measure.value_or(MeasureRecord{}).resolved(beforeConfidence);
+    const MeasureSettings measure =
+        report.settings.measure.value_or(MeasureRecord{}).resolved(beforeConfidence);
     m_confidence->setValue(measure.confidencePct);
     m_settle->setValue(measure.settle);
     const auto dynamic = options.value("dynamic", nlohmann::json(nullptr));
@@ -119,8 +121,9 @@ void RunOptionsPane::showSettingsOf(const Report& report) {
         QString::fromStdString(formatInductorOptions(options.value("inductor", nlohmann::json::object()))));
     m_bisect->setChecked(report.settings.bisectBudgetSeconds.has_value());
     m_trace->setChecked(
-        std::any_of(report.backends.begin(), report.backends.end(),
-                    [](const BackendRun& run) { return run.trace.has_value() || run.traceInfo.has_value(); }));
+        std::any_of(report.backends.begin(), report.backends.end(), [](const BackendRun& run) {
+            return run.trace.has_value() || run.traceInfo.has_value();
+        }));
     m_workload->showSettings(report.settings.workload, report.search.has_value());
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/RunRequest.h"
 #include "model/Report.h"
 #include "model/Result.h"
+#include "model/RunRequest.h"
 
 #include <QGroupBox>
 

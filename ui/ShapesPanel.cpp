@@ -146,8 +146,8 @@ void ShapesPanel::refresh() {
             const ShapePoint* s = pointAt(fixed, i);
             const ShapePoint* d = pointAt(dynamic, i);
             auto* item = new QTreeWidgetItem(top);
-            item->setText(InputSet,
-                          i < sets ? q(format::inputSet(study.sets[static_cast<size_t>(i)])) : tr("set %1").arg(i));
+            item->setText(InputSet, i < sets ? q(format::inputSet(study.sets[static_cast<size_t>(i)]))
+                                             : tr("set %1").arg(i));
             // Eager runs the same inputs in both compiles; either series is eager's latency.
             const ShapePoint* any = s ? s : d;
             item->setText(EagerMs, q(format::milliseconds(any ? median(any->eagerMs) : std::nullopt)));

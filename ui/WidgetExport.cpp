@@ -10,10 +10,10 @@
 
 namespace fusescope {
 
-bool askExportTarget(QWidget* parent, const QString& title, ExportTarget& target)
-{
-    QString path = QFileDialog::getSaveFileName(parent, title, QString(),
-                                                QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+bool askExportTarget(QWidget* parent, const QString& title, ExportTarget& target) {
+    QString path = QFileDialog::getSaveFileName(
+        parent, title, QString(),
+        QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return false;
     if (!path.contains('.'))
@@ -22,14 +22,14 @@ bool askExportTarget(QWidget* parent, const QString& title, ExportTarget& target
     target.scale = 1.0;
     if (path.endsWith(".png", Qt::CaseInsensitive)) {
         bool ok = false;
-        target.scale = QInputDialog::getDouble(parent, title, QObject::tr("Pixels per point:"), 2.0, 0.25, 8.0, 2, &ok);
+        target.scale =
+            QInputDialog::getDouble(parent, title, QObject::tr("Pixels per point:"), 2.0, 0.25, 8.0, 2, &ok);
         return ok;
     }
     return true;
 }
 
-bool exportWidget(QWidget* widget, const QString& path, double scale, QString* error)
-{
+bool exportWidget(QWidget* widget, const QString& path, double scale, QString* error) {
     auto fail = [&](const QString& why) {
         if (error)
             *error = why;

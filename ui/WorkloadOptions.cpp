@@ -1,4 +1,5 @@
 #include "WorkloadOptions.h"
+
 #include "analysis/Format.h"
 
 #include <QCheckBox>
@@ -112,7 +113,8 @@ QString workloadSummary(const Workload& w) {
     const QString mode = q(w.mode);
     QStringList parts{mode.left(1).toUpper() + mode.mid(1), q(w.precision)};
     if (!w.shapes.empty())
-        parts << (w.shapes.size() == 1 ? QObject::tr("1 input set") : QObject::tr("%1 input sets").arg(w.shapes.size()));
+        parts << (w.shapes.size() == 1 ? QObject::tr("1 input set")
+                                       : QObject::tr("%1 input sets").arg(w.shapes.size()));
     return parts.join(", ");
 }
 

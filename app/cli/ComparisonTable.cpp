@@ -23,7 +23,8 @@ using Row = std::vector<std::string>;
 std::string workloadText(const std::optional<Workload>& workload) {
     if (!workload || (workload->mode == "inference" && workload->precision == "fp32"))
         return {};
-    return workload->mode + (workload->precision == "fp32" ? std::string() : ", " + workload->precision + " autocast");
+    return workload->mode +
+           (workload->precision == "fp32" ? std::string() : ", " + workload->precision + " autocast");
 }
 
 std::string cpuText(const std::vector<int>& cpus) {

@@ -4,13 +4,13 @@
 #include "OptionChecks.h"
 #include "SweepCommands.h"
 #include "capture/CompareSession.h"
-#include "model/BackendEntry.h"
 #include "capture/ProvenanceCollect.h"
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
-#include "model/WorkloadText.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
+#include "model/BackendEntry.h"
+#include "model/WorkloadText.h"
 
 #include <CLI/CLI.hpp>
 #include <QApplication>

@@ -3,13 +3,13 @@
 #include "MainWindow.h"
 #include "PythonSetting.h"
 #include "capture/CompareSession.h"
-#include "model/BackendEntry.h"
 #include "capture/ProvenanceCollect.h"
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
 #include "codec/Utf8.h"
 #include "files/PathChecks.h"
 #include "import/Import.h"
+#include "model/BackendEntry.h"
 #include "report/ReportFile.h"
 
 #include <QApplication>

@@ -2,9 +2,9 @@
 
 #include "CompileTime.h"
 #include "Format.h"
+#include "codec/Json.h"
 #include "model/BackendEntry.h"
 #include "model/WorkloadText.h"
-#include "codec/Json.h"
 
 #include <algorithm>
 #include <cmath>

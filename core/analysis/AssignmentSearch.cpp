@@ -9,7 +9,6 @@
 
 namespace fusescope {
 
-
 AssignmentSearch::AssignmentSearch(std::vector<std::string> modules, std::vector<std::string> backends,
                                    std::vector<std::string> singleRuns, int exhaustiveLimit)
     : m_modules(std::move(modules))
@@ -161,16 +160,16 @@ SearchOutcome AssignmentSearch::outcome(const Report& report) const {
     const std::string& single = out.bestSingle;
     if (bestMixedSpeed && singleSpeed && clearlyFaster(*bestMixedSpeed, *singleSpeed)) {
         out.pick = bestMixed;
-        out.verdict = bestMixed + " beats the best single backend " + single + " beyond the measured spread (" +
-                      format::ratio(bestMixedSpeed->median) + " vs " + format::ratio(singleSpeed->median) +
-                      " over eager)";
+        out.verdict = bestMixed + " beats the best single backend " + single +
+                      " beyond the measured spread (" + format::ratio(bestMixedSpeed->median) + " vs " +
+                      format::ratio(singleSpeed->median) + " over eager)";
     } else if (singleSpeed) {
         out.pick = single;
-        out.verdict = bestMixed.empty()
-                          ? "no mixed assignment ran successfully; keep " + single
-                          : "no assignment beats " + single + " beyond the measured spread (best: " + bestMixed +
-                                " " + format::ratio(bestMixedSpeed->median) + " vs " +
-                                format::ratio(singleSpeed->median) + "); keep " + single;
+        out.verdict = bestMixed.empty() ? "no mixed assignment ran successfully; keep " + single
+                                        : "no assignment beats " + single +
+                                              " beyond the measured spread (best: " + bestMixed + " " +
+                                              format::ratio(bestMixedSpeed->median) + " vs " +
+                                              format::ratio(singleSpeed->median) + "); keep " + single;
     } else if (bestMixedSpeed) {
         out.pick = bestMixed;
         out.verdict = "no single-backend run to compare with; best assignment " + bestMixed;

@@ -81,8 +81,8 @@ std::string searchSummary(const SearchOutcome& search) {
     if (!search.ran())
         return "not run: " + search.error;
     return (search.strategy.empty() ? std::string("strategy unknown") : search.strategy) + ", " +
-           std::to_string(search.candidates.size()) + " candidates, " + std::to_string(search.candidatesOk()) +
-           " ran ok: " + search.verdict;
+           std::to_string(search.candidates.size()) + " candidates, " +
+           std::to_string(search.candidatesOk()) + " ran ok: " + search.verdict;
 }
 
 } // namespace fusescope::format

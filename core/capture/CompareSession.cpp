@@ -2,8 +2,8 @@
 
 #include "MachineCheck.h"
 #include "ProvenanceCollect.h"
-#include "model/WorkloadText.h"
 #include "model/ErrorCode.h"
+#include "model/WorkloadText.h"
 
 #include <QTimer>
 #include <memory>

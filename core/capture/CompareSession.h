@@ -1,8 +1,8 @@
 #pragma once
 
 #include "BackendFamily.h"
-#include "model/BackendEntry.h"
 #include "analysis/AssignmentSearch.h"
+#include "model/BackendEntry.h"
 #include "model/Report.h"
 
 #include <QObject>

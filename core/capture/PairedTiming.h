@@ -2,8 +2,8 @@
 
 #include "analysis/Confidence.h"
 #include "capture/MachineCheck.h"
-#include "model/RunRequest.h"
 #include "model/BackendRun.h"
+#include "model/RunRequest.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/RunRequest.h"
 #include "model/Result.h"
+#include "model/RunRequest.h"
 
 #include <string>
 #include <vector>

@@ -2,9 +2,8 @@
 
 #include "Utf8.h"
 
-#include <cstdlib>
-
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace fusescope::codec {

@@ -101,7 +101,8 @@ inline constexpr const char* kRecordCorrupt = "report_corrupt";
 int boundedInt(const Reader& r, const char* key, int fallback, int min);
 
 // A record decoded by `read(Reader, T&)` from the root `j`: the record, or the first bad field.
-template <typename T, typename Fn> Result<T> decodeWith(const nlohmann::json& j, const std::string& origin, Fn&& read) {
+template <typename T, typename Fn>
+Result<T> decodeWith(const nlohmann::json& j, const std::string& origin, Fn&& read) {
     Reader r(j, origin);
     T out{};
     if (r.expectObject())

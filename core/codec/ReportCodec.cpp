@@ -89,7 +89,8 @@ void readEnvironment(const Reader& r, WorkerEnvironment& e) {
     // A report stores the version as "protocol"; the handshake names the protocol there and
     // carries the version in "version".
     const json* protocol = r.has("protocol") ? &r.value()["protocol"] : nullptr;
-    e.protocolVersion = protocol && protocol->is_number_integer() ? r.integer("protocol") : r.integer("version");
+    e.protocolVersion =
+        protocol && protocol->is_number_integer() ? r.integer("protocol") : r.integer("version");
     e.worker = r.str("worker");
     e.python = r.str("python");
     e.torch = r.str("torch");
@@ -196,7 +197,8 @@ Result<Report> decodeReport(const json& j) {
     else if (schema->get<int64_t>() > 0)
         version = static_cast<uint64_t>(schema->get<int64_t>());
     if (version < 1)
-        return Error{kRecordCorrupt, "schema: " + schema->dump() + " is not a report schema version (1 or more)"};
+        return Error{kRecordCorrupt,
+                     "schema: " + schema->dump() + " is not a report schema version (1 or more)"};
     if (version > static_cast<uint64_t>(kReportSchemaVersion))
         return Error{"report_newer_schema", "written with report schema " + std::to_string(version) +
                                                 " by a newer FuseScope; this build reads schema " +

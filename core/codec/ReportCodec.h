@@ -32,6 +32,7 @@ Result<Report> decodeReport(const nlohmann::json& j);
 // `version` where a report says `protocol`).
 Result<WorkerEnvironment> decodeEnvironment(const nlohmann::json& j, const std::string& origin = {});
 // A report's `search`; null is no search.
-Result<std::optional<SearchOutcome>> decodeSearchOutcome(const nlohmann::json& j, const std::string& origin = {});
+Result<std::optional<SearchOutcome>> decodeSearchOutcome(const nlohmann::json& j,
+                                                         const std::string& origin = {});
 
 } // namespace fusescope::codec

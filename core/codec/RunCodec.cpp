@@ -1,7 +1,6 @@
 #include "RunCodec.h"
 
 #include "Json.h"
-
 #include "SettingsCodec.h"
 #include "StageCodec.h"
 #include "TraceCodec.h"
@@ -544,7 +543,6 @@ void readCode(const Reader& r, CodeArtifact& c) {
     c.text = r.str("text");
 }
 
-
 } // namespace
 
 // `warnings`: [{code, message}], of a run or of the whole report.
@@ -739,7 +737,6 @@ void readBackendRun(const Reader& r, BackendRun& run) {
         run.traceInfo = readTraceInfo(r.child("trace_info", r.value()["trace_info"]));
     run.log = r.str("log");
 }
-
 
 Result<BackendRun> decodeBackendRun(const json& j, const std::string& origin) {
     return decodeWith<BackendRun>(j, origin, readBackendRun);

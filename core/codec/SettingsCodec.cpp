@@ -136,7 +136,8 @@ std::vector<std::pair<std::string, std::string>> readAssignment(const Reader& a)
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& [module, backend] : a.value().items()) {
         if (!backend.is_string()) {
-            a.child(module.c_str(), backend).fail(std::string("expected a backend name, got ") + describeType(backend));
+            a.child(module.c_str(), backend)
+                .fail(std::string("expected a backend name, got ") + describeType(backend));
             return {};
         }
         out.emplace_back(module, backend.get<std::string>());
@@ -175,12 +176,11 @@ Placement readPlacement(const Reader& p) {
     return out;
 }
 
-
 } // namespace
 
 void readRunSettings(const Reader& s, RunSettings& out) {
-    static const char* const kKnown[] = {"measure", "timeout_s", "cache", "options", "placement",
-                                         "workload", "bisect_budget_s", "import"};
+    static const char* const kKnown[] = {"measure",   "timeout_s", "cache",           "options",
+                                         "placement", "workload",  "bisect_budget_s", "import"};
     if (auto m = s.object("measure"))
         out.measure = readMeasureRecord(*m);
     out.timeoutSeconds = s.optNumber("timeout_s");

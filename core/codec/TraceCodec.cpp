@@ -12,7 +12,8 @@ void to_json(json& j, const KernelTrace& t) {
         tracks.push_back({{"id", tr.id}, {"name", tr.name}, {"kind", toString(tr.kind)}});
     json events = json::array();
     for (const auto& e : t.events)
-        events.push_back({e.startNs, e.durationNs, e.track, e.name, toString(e.kind), e.correlation, e.iteration});
+        events.push_back(
+            {e.startNs, e.durationNs, e.track, e.name, toString(e.kind), e.correlation, e.iteration});
     json memory = json::array();
     for (const auto& m : t.memory)
         memory.push_back({m.timeNs, m.deltaBytes, m.totalBytes, m.device});
@@ -97,7 +98,8 @@ void readKernelTrace(const Reader& r, KernelTrace& t) {
         ev.iteration = e.size() > 6 ? int32At(e, 6, -1) : -1;
         if (e.failed())
             return;
-        if (ev.durationNs < 0 || ev.startNs < 0 || ev.startNs > std::numeric_limits<int64_t>::max() - ev.durationNs)
+        if (ev.durationNs < 0 || ev.startNs < 0 ||
+            ev.startNs > std::numeric_limits<int64_t>::max() - ev.durationNs)
             e.fail("start and duration must be >= 0 and end within 64 bits");
         else if (ev.name >= static_cast<int32_t>(t.names.size()))
             e.fail("names name index " + std::to_string(ev.name) + ", but there are " +
@@ -110,7 +112,8 @@ void readKernelTrace(const Reader& r, KernelTrace& t) {
             m.fail("expected [time_ns, delta_bytes, total_bytes, device?]");
             return;
         }
-        const MemoryEvent event{m.int64At(0), m.int64At(1), m.int64At(2), m.size() > 3 ? int32At(m, 3, -1) : -1};
+        const MemoryEvent event{m.int64At(0), m.int64At(1), m.int64At(2),
+                                m.size() > 3 ? int32At(m, 3, -1) : -1};
         // Times are offsets on one clock: a negative one would overflow every span taken from it.
         if (!m.failed() && event.timeNs < 0)
             m.fail("time_ns must be >= 0");
@@ -124,8 +127,9 @@ void readKernelTrace(const Reader& r, KernelTrace& t) {
 std::optional<TraceInfo> readTraceInfo(const Reader& t) {
     if (t.isNull() || !t.expectObject())
         return std::nullopt;
-    static const char* const kKnown[] = {"source",  "error",  "iterations", "untraced_ms", "traced_ms", "overhead_ratio",
-                                         "dropped", "events", "kernels",    "chunks",      "file"};
+    static const char* const kKnown[] = {"source",    "error",          "iterations", "untraced_ms",
+                                         "traced_ms", "overhead_ratio", "dropped",    "events",
+                                         "kernels",   "chunks",         "file"};
     TraceInfo info;
     info.source = t.str("source");
     info.error = t.str("error");

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "capture/BackendFamily.h"
-#include "model/RunRequest.h"
 #include "model/Report.h"
+#include "model/RunRequest.h"
 
 #include <QObject>
 #include <QThread>

@@ -16,12 +16,10 @@ std::mutex& graphvizMutex() {
 
 // One context for the process: creating it loads the plugin configuration, which costs
 // more than laying out a small level. Only touched under graphvizMutex(); freed at exit.
-GVC_t* graphvizContext()
-{
+GVC_t* graphvizContext() {
     struct Context {
         GVC_t* gvc = gvContext();
-        ~Context()
-        {
+        ~Context() {
             if (gvc)
                 gvFreeContext(gvc);
         }

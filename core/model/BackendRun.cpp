@@ -1,6 +1,5 @@
 #include "BackendRun.h"
 
-
 #include <algorithm>
 #include <sstream>
 

@@ -2,10 +2,10 @@
 
 #include "CompileTime.h"
 #include "Deployment.h"
+#include "KernelTrace.h"
 #include "RunSettings.h"
 #include "StageGraph.h"
 #include "Tuning.h"
-#include "KernelTrace.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

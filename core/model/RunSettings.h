@@ -50,7 +50,8 @@ struct MeasureRecord {
     std::optional<int> settle;
 
     static MeasureRecord of(const MeasureSettings& m) {
-        return {m.warmup, m.minRuns, m.minTimeSeconds, m.maxRuns, m.maxTimeSeconds, m.confidencePct, m.settle};
+        return {m.warmup,         m.minRuns,       m.minTimeSeconds, m.maxRuns,
+                m.maxTimeSeconds, m.confidencePct, m.settle};
     }
     // The settings it records, a member it lacks taken from `defaults`.
     MeasureSettings resolved(const MeasureSettings& defaults) const {
@@ -116,10 +117,10 @@ struct RunSettings {
     // The compile options every row shares (mode, fullgraph, dynamic, inductor{...}): an open map
     // handed to torch.compile as it is (model/BackendEntry.h), so kept as JSON.
     nlohmann::json options = nlohmann::json::object();
-    std::optional<Placement> placement;   // reports before --threads have none
-    std::optional<Workload> workload;     // absent: the default workload
+    std::optional<Placement> placement;        // reports before --threads have none
+    std::optional<Workload> workload;          // absent: the default workload
     std::optional<double> bisectBudgetSeconds; // only when --bisect was given
-    std::optional<ImportSource> import;   // reports made by `fusescope-cli import`
+    std::optional<ImportSource> import;        // reports made by `fusescope-cli import`
     nlohmann::json unknown = nlohmann::json::object();
     bool operator==(const RunSettings&) const = default;
 };

@@ -29,7 +29,7 @@ struct SearchCandidate {
 // The outcome of `--search-assign` (report `search`, docs/workloads.md "Mixed backends"): written
 // by analysis/AssignmentSearch, read by the CLI table, the GUI and the summary alike.
 struct SearchOutcome {
-    std::string error; // why the search did not run; every other member is empty then
+    std::string error;    // why the search did not run; every other member is empty then
     std::string strategy; // exhaustive | greedy
     std::vector<std::string> modules;
     std::vector<std::string> backends;

@@ -7,7 +7,8 @@ std::string axesText(const nlohmann::json& axes) {
     if (!axes.is_object())
         return out;
     for (const auto& [key, value] : axes.items())
-        out += (out.empty() ? "" : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+        out += (out.empty() ? "" : ", ") + key + "=" +
+               (value.is_string() ? value.get<std::string>() : value.dump());
     return out;
 }
 

@@ -19,11 +19,12 @@ Result<SweepFiles> readSweepFiles(const std::string& dir) {
     const std::string statePath = (std::filesystem::path(dir) / "sweep.json").string();
     auto bytes = files::readRegularFile(statePath, kMaxSweepFileBytes);
     if (!bytes)
-        return Error{bytes.error().code == "not_found" ? "suite_not_found" : "suite_corrupt",
-                     statePath + ": " +
-                         (bytes.error().code == "not_found"
-                              ? std::string("no such file: not a sweep folder (fusescope-cli sweep writes it)")
-                              : bytes.error().message)};
+        return Error{
+            bytes.error().code == "not_found" ? "suite_not_found" : "suite_corrupt",
+            statePath + ": " +
+                (bytes.error().code == "not_found"
+                     ? std::string("no such file: not a sweep folder (fusescope-cli sweep writes it)")
+                     : bytes.error().message)};
     auto parsed = codec::parseJson(bytes.value());
     if (!parsed)
         return Error{"suite_corrupt", statePath + ": " + parsed.error().message};

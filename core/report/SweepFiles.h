@@ -17,7 +17,7 @@ struct SweepFiles {
     std::string dir;
     SweepState state;
     std::vector<std::optional<Report>> reports; // one per job; nullopt: no report to read yet
-    std::vector<std::string> notes;              // reports that exist but could not be read
+    std::vector<std::string> notes;             // reports that exist but could not be read
 };
 
 // Errors: suite_not_found (no sweep.json), suite_corrupt (it does not decode; the message names

@@ -1,8 +1,8 @@
 #include "WorkerStream.h"
 
 #include "codec/Json.h"
-#include "codec/Reader.h"
 #include "codec/MessageCodec.h"
+#include "codec/Reader.h"
 #include "codec/RunCodec.h"
 #include "codec/StageCodec.h"
 #include "codec/Utf8.h"

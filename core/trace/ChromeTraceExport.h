@@ -1,8 +1,8 @@
 #pragma once
 
+#include "model/KernelTrace.h"
 #include "model/Result.h"
 #include "trace/KernelStats.h"
-#include "model/KernelTrace.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "model/KernelTrace.h"
 #include "model/Report.h"
 #include "model/Result.h"
-#include "model/KernelTrace.h"
 
 #include <cstdint>
 #include <string>

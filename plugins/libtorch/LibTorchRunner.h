@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/RunRequest.h"
 #include "model/BackendRun.h"
+#include "model/RunRequest.h"
 
 #include <cstdint>
 #include <functional>

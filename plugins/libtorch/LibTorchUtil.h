@@ -1,8 +1,8 @@
 #pragma once
 
 #include "LibTorchRunner.h"
-#include "model/RunRequest.h"
 #include "model/BackendRun.h"
+#include "model/RunRequest.h"
 
 #include <ATen/core/ivalue.h>
 #include <functional>

@@ -16,7 +16,6 @@
 #include "ExportWorker.h"
 #include "LibTorchUtil.h"
 #include "TorchScriptRunner.h"
-#include "model/RunRequest.h"
 #include "capture/WorkerProcess.h"
 #include "codec/Json.h"
 #include "codec/Reader.h"
@@ -25,6 +24,7 @@
 #include "codec/StageCodec.h"
 #include "model/ErrorCode.h"
 #include "model/JsonUtil.h"
+#include "model/RunRequest.h"
 #include "stream/WorkerStream.h"
 
 #include <ATen/Parallel.h>

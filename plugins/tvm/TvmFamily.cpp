@@ -5,12 +5,10 @@
 namespace fusescope {
 
 TvmFamily::TvmFamily(WorkerConfig config)
-    : m_config(std::move(config))
-{
+    : m_config(std::move(config)) {
 }
 
-std::unique_ptr<BackendJob> TvmFamily::createJob(const RunRequest& request, QObject* parent)
-{
+std::unique_ptr<BackendJob> TvmFamily::createJob(const RunRequest& request, QObject* parent) {
     return std::make_unique<WorkerJob>(m_config, request, id(), parent);
 }
 

@@ -23,26 +23,31 @@ namespace {
 // training, shapes, parts.
 Report richReport() {
     Report r = testdata::sampleReport();
-    r.settings = codec::decodeRunSettings(json{
-        {"measure", {{"warmup", 3}, {"min_runs", 10}, {"min_time_s", 1.0}}},
-        {"timeout_s", 600},
-        {"cache", "cold"},
-        {"options", {{"fullgraph", false}, {"dynamic", nullptr}, {"inductor", {{"max_autotune", true}}}}},
-        {"workload",
-         {{"mode", "training"},
-          {"precision", "bf16"},
-          {"shapes", json::array({json::array({{{"shape", {4, "s0"}}, {"dtype", "float32"}}})})},
-          {"assign", nullptr}}}}).value();
-    r.search = codec::decodeSearchOutcome(json{{"strategy", "exhaustive"},
-                {"modules", {"encoder"}},
-                {"backends", {"inductor"}},
-                {"candidates",
-                 {{{"label", "mixed[encoder=inductor]"},
-                   {"status", "ok"},
-                   {"accuracy_pass", true},
-                   {"speedup", {{"median", 1.2}, {"q1", 1.1}, {"q3", 1.3}, {"pairs", 10}}}}}},
-                {"pick", "inductor"},
-                {"verdict", "keep inductor"}}).value();
+    r.settings =
+        codec::decodeRunSettings(
+            json{{"measure", {{"warmup", 3}, {"min_runs", 10}, {"min_time_s", 1.0}}},
+                 {"timeout_s", 600},
+                 {"cache", "cold"},
+                 {"options",
+                  {{"fullgraph", false}, {"dynamic", nullptr}, {"inductor", {{"max_autotune", true}}}}},
+                 {"workload",
+                  {{"mode", "training"},
+                   {"precision", "bf16"},
+                   {"shapes", json::array({json::array({{{"shape", {4, "s0"}}, {"dtype", "float32"}}})})},
+                   {"assign", nullptr}}}})
+            .value();
+    r.search = codec::decodeSearchOutcome(
+                   json{{"strategy", "exhaustive"},
+                        {"modules", {"encoder"}},
+                        {"backends", {"inductor"}},
+                        {"candidates",
+                         {{{"label", "mixed[encoder=inductor]"},
+                           {"status", "ok"},
+                           {"accuracy_pass", true},
+                           {"speedup", {{"median", 1.2}, {"q1", 1.1}, {"q3", 1.3}, {"pairs", 10}}}}}},
+                        {"pick", "inductor"},
+                        {"verdict", "keep inductor"}})
+                   .value();
     BackendRun& run = r.backends[0];
     run.workload = r.settings.workload;
     run.options = r.settings.options;
@@ -63,7 +68,9 @@ Report richReport() {
     trace.memory = {{120, 4096, 4096, -1}};
     trace.iterations = 1;
     run.trace = trace;
-    run.traceInfo = codec::decodeTraceInfo(json{{"untraced_ms", 1.0}, {"traced_ms", 1.1}, {"overhead_ratio", 1.1}}).value();
+    run.traceInfo =
+        codec::decodeTraceInfo(json{{"untraced_ms", 1.0}, {"traced_ms", 1.1}, {"overhead_ratio", 1.1}})
+            .value();
     return r;
 }
 

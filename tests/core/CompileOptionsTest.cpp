@@ -1,7 +1,6 @@
 // Backend entries as users type them: NAME[@MODE][{OPTION,...}] (core/model/BackendEntry.h).
-#include "model/BackendEntry.h"
-
 #include "capture/CompareSession.h"
+#include "model/BackendEntry.h"
 
 #include <gtest/gtest.h>
 

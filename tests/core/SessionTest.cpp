@@ -3,11 +3,11 @@
 // a cancelled run out of the report shown. Milliseconds, no torch.
 #include "capture/CompareSession.h"
 #include "capture/WorkerJob.h"
-#include "model/WorkloadText.h"
 #include "codec/MessageCodec.h"
 #include "codec/SettingsCodec.h"
 #include "engine/Engine.h"
 #include "engine/ReportModel.h"
+#include "model/WorkloadText.h"
 #include "report/ReportFile.h"
 
 #include <QCoreApplication>

@@ -56,15 +56,15 @@ TEST(Summary, RunningOrCancelledRunsAreReportedAsFailed) {
     EXPECT_EQ(summaryJson(r)["backends"][0]["status"], "failed");
 }
 
-TEST(Summary, NodesBeforeFusionComeFromTheLastStageBeforeFusionOfEachGraph)
-{
+TEST(Summary, NodesBeforeFusionComeFromTheLastStageBeforeFusionOfEachGraph) {
     auto r = testdata::sampleReport();
     auto& run = r.backends[0];
     StageGraph dynamo;
     dynamo.name = "dynamo_fx";
     dynamo.fusion = "before";
     for (int i = 0; i < 7; ++i)
-        dynamo.nodes.push_back({"d" + std::to_string(i), "", "op", "call_function", "", {}, {}, "", "", {}, "", {}});
+        dynamo.nodes.push_back(
+            {"d" + std::to_string(i), "", "op", "call_function", "", {}, {}, "", "", {}, "", {}});
     run.stages.insert(run.stages.begin(), dynamo);
     EXPECT_EQ(nodesBeforeFusion(run), 3); // pre_fusion, not the Dynamo graph before it
     StageGraph second = dynamo;
@@ -76,9 +76,9 @@ TEST(Summary, NodesBeforeFusionComeFromTheLastStageBeforeFusionOfEachGraph)
 
 #include "model/BackendEntry.h"
 
-TEST(CompileOptions, InductorConfigValuesAreJsonOrStrings)
-{
-    auto config = parseInductorConfig({"epilogue_fusion=false", " max_autotune_gemm_backends = ATEN ", "x=3"});
+TEST(CompileOptions, InductorConfigValuesAreJsonOrStrings) {
+    auto config =
+        parseInductorConfig({"epilogue_fusion=false", " max_autotune_gemm_backends = ATEN ", "x=3"});
     ASSERT_TRUE(config.ok());
     EXPECT_EQ(config.value()["epilogue_fusion"], false);
     EXPECT_EQ(config.value()["max_autotune_gemm_backends"], "ATEN");

@@ -1,5 +1,6 @@
-#include "codec/RunCodec.h"
 #include "stream/WorkerStream.h"
+
+#include "codec/RunCodec.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,6 @@
-#include "model/WorkloadText.h"
-
+#include "analysis/Format.h"
 #include "analysis/Summary.h"
 #include "capture/CompareSession.h"
-#include "analysis/Format.h"
 #include "codec/MessageCodec.h"
 #include "codec/ReportCodec.h"
 #include "codec/RunCodec.h"
@@ -10,6 +8,7 @@
 #include "codec/StageCodec.h"
 #include "codec/TraceCodec.h"
 #include "model/BackendRun.h"
+#include "model/WorkloadText.h"
 #include "stream/WorkerStream.h"
 
 #include <gtest/gtest.h>

@@ -1,14 +1,14 @@
-#include "codec/ReportCodec.h"
-#include "codec/RunCodec.h"
-#include "codec/SettingsCodec.h"
-#include "codec/StageCodec.h"
-#include "codec/TraceCodec.h"
 #include "GraphView.h"
 
 #include "GraphExport.h"
 #include "GraphItems.h"
 #include "GraphScene.h"
 #include "StageCompareWidget.h"
+#include "codec/ReportCodec.h"
+#include "codec/RunCodec.h"
+#include "codec/SettingsCodec.h"
+#include "codec/StageCodec.h"
+#include "codec/TraceCodec.h"
 
 #include <QApplication>
 #include <QFile>

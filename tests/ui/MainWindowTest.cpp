@@ -10,13 +10,13 @@
 #include "ShapesPanel.h"
 #include "StageCompareWidget.h"
 #include "TracePanel.h"
-#include "model/BackendEntry.h"
 #include "codec/ReportCodec.h"
 #include "codec/RunCodec.h"
 #include "codec/SettingsCodec.h"
 #include "codec/StageCodec.h"
 #include "codec/TraceCodec.h"
 #include "engine/ReportModel.h"
+#include "model/BackendEntry.h"
 #include "report/ReportFile.h"
 
 #include <QAction>

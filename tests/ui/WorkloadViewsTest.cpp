@@ -450,11 +450,11 @@ private slots:
     void openingAReportRestoresItsRowsAndRunWideOptions() {
         Report r;
         r.modelSpec = "demo:mlp";
-        r.settings.options = {{"fullgraph", true},
-                              {"dynamic", false},
-                              {"mode", "max-autotune"},
-                              {"inductor",
-                               {{"epilogue_fusion", false}, {"sizes", {1, 2}}, {"note", "a,b"}, {"flag", "true"}}}};
+        r.settings.options = {
+            {"fullgraph", true},
+            {"dynamic", false},
+            {"mode", "max-autotune"},
+            {"inductor", {{"epilogue_fusion", false}, {"sizes", {1, 2}}, {"note", "a,b"}, {"flag", "true"}}}};
         r.backends = {okRun("eager", {1.0, 1.0, 1.0}, 0.1),
                       okRun("inductor{dynamic=true}", {0.5, 0.5, 0.5}, 2),
                       okRun("mixed[encoder=inductor]", {0.7, 0.7, 0.7}, 3)};

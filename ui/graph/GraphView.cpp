@@ -26,8 +26,7 @@ GraphView::GraphView(QWidget* parent)
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
 }
 
-GraphView::~GraphView()
-{
+GraphView::~GraphView() {
     // QWidget deletes children before QObject drops connections; the scene clearing its
     // items would otherwise call back into this half-destroyed view.
     m_scene->disconnect(this);

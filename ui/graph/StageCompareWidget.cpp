@@ -76,7 +76,8 @@ StageCompareWidget::StageCompareWidget(QWidget* parent)
     , m_afterTitle(new QLabel(tr("After fusion"))) {
     m_code->setReadOnly(true);
     m_code->setPlaceholderText(tr("Click a kernel after fusion to see its generated source."));
-    m_inspector->setPlaceholderText(tr("Click a node or kernel: op, shapes, module, source line and the kernel it ended in."));
+    m_inspector->setPlaceholderText(
+        tr("Click a node or kernel: op, shapes, module, source line and the kernel it ended in."));
     m_code->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_code->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     new CodeHighlighter(m_code->document());
