@@ -50,7 +50,7 @@ if [ "$HAVE_TORCH_CUDA" = 1 ]; then
   log "workload: torch matmuls and adds through the worker's CuptiTrace binding"
   "$PYTHON" - "$OUT" <<'EOF' 2>&1 | tee -a "$OUT/summary.txt"
 import json, os, sys, threading
-sys.path.insert(0, "plugins/torch_compile/worker")
+sys.path.insert(0, "plugins/worker")
 import torch
 from fusescope_worker.tracing import cupti
 out = sys.argv[1]
@@ -145,7 +145,7 @@ fi
 if [ "$HAVE_TORCH_CUDA" = 1 ]; then
   log "inductor on demo:transformer, cuda, --trace (CUPTI through the worker)"
   printf '{"type":"run","id":"t","model":"demo:transformer","backend":"inductor","device":"cuda","options":{"mode":null},"measure":{"warmup":2,"min_runs":10,"min_time_s":0.2,"max_runs":200,"max_time_s":5},"capture":{"stages":true,"code":true,"trace":true}}\n' \
-    | (cd plugins/torch_compile/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-trace.jsonl" 2>>"$OUT/worker.log"
+    | (cd plugins/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-trace.jsonl" 2>>"$OUT/worker.log"
   "$PYTHON" scripts/check_worker_trace.py "$OUT/worker-trace.jsonl" 2>&1 | tee -a "$OUT/summary.txt"
 fi
 
@@ -160,7 +160,7 @@ if [ "$HAVE_TORCH_CUDA" = 1 ]; then
     modejson=null; [ -n "$mode" ] && modejson="\"$mode\""
     printf '{"type":"run","id":"g","model":"demo:transformer","backend":"%s","device":"cuda","options":{"mode":%s},"measure":{"warmup":2,"min_runs":10,"min_time_s":0.2,"max_runs":200,"max_time_s":5}}\n' \
       "$backend" "$modejson" \
-      | (cd plugins/torch_compile/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-$tag.jsonl" 2>>"$OUT/worker.log"
+      | (cd plugins/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-$tag.jsonl" 2>>"$OUT/worker.log"
     "$PYTHON" - "$OUT/worker-$tag.jsonl" <<'EOF' 2>&1 | tee -a "$OUT/summary.txt"
 import json, sys
 msgs = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]

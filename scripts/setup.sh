@@ -48,7 +48,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- Python environment --------------------------------------------------------------------
-lock="$root/plugins/torch_compile/worker/requirements.lock"
+lock="$root/plugins/worker/requirements.lock"
 # The torch wheel pinned in the lock is built for CPython 3.11; prefer that interpreter.
 python_bin=${FUSESCOPE_BOOTSTRAP_PYTHON:-}
 if [ -z "$python_bin" ]; then

@@ -1,6 +1,7 @@
 // fusescope-cli sweep / suite (docs/sweeps.md). The sweep itself is driven by the Python package
-// fusescope_sweep beside the worker (Ray is a Python library); this command starts it, prints its
-// progress and keeps DIR/suite.json current from the reports as jobs finish.
+// fusescope_sweep (app/sweep; Ray is a Python library), run with the worker's interpreter; this
+// command starts it, prints its progress and keeps DIR/suite.json current from the reports as jobs
+// finish.
 #include "SweepCommands.h"
 
 #include "ExitCodes.h"
@@ -14,6 +15,8 @@
 #include "stream/LineSplitter.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTimer>
 #include <atomic>
@@ -82,10 +85,25 @@ void handleEvent(const SweepEvent& e, const SweepCommands& c, std::optional<int>
     }
 }
 
+// The folder holding the fusescope_sweep package: FUSESCOPE_SWEEP_DIR, else the one installed with
+// this binary (<prefix>/share/fusescope/sweep), else the source tree's app/sweep.
+QString sweepDriverDir(const QProcessEnvironment& env) {
+    const QString set = env.value("FUSESCOPE_SWEEP_DIR");
+    if (!set.isEmpty())
+        return set;
+    const QString installed =
+        QDir(QCoreApplication::applicationDirPath()).filePath("../share/fusescope/sweep");
+    if (QFileInfo::exists(installed + "/fusescope_sweep"))
+        return QDir::cleanPath(installed);
+    return QStringLiteral(FUSESCOPE_SOURCE_SWEEP_DIR);
+}
+
 int runSweep(const SweepCommands& c) {
     const WorkerConfig config = WorkerConfig::fromEnvironment();
+    QProcessEnvironment env = config.environment; // the worker's PYTHONPATH, the driver's first
+    env.insert("PYTHONPATH", sweepDriverDir(env) + ':' + env.value("PYTHONPATH"));
     QProcess driver;
-    driver.setProcessEnvironment(config.environment);
+    driver.setProcessEnvironment(env);
     driver.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     QStringList args = {"-m",
                         "fusescope_sweep",

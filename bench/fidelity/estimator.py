@@ -39,7 +39,7 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "plugins" / "torch_compile" / "worker"))
+sys.path.insert(0, str(ROOT / "plugins" / "worker"))
 MODELS = ["small_mlp.py", "medium_transformer.py", "large_residual_mlp.py"]
 
 

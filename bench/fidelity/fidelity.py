@@ -39,7 +39,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
 MODELS = ["small_mlp.py", "medium_transformer.py", "large_residual_mlp.py"]
-sys.path.insert(0, str(ROOT / "plugins" / "torch_compile" / "worker"))
+sys.path.insert(0, str(ROOT / "plugins" / "worker"))
 from fusescope_worker.confidence import median_ci  # noqa: E402 (the stopping rule's own interval; no torch)
 
 

@@ -15,7 +15,7 @@
 
 namespace fusescope {
 
-// The export worker's stdout as the LibTorch runner reads it (plugins/libtorch/ExportWorker.h,
+// The export worker's stdout as the LibTorch runner reads it (plugins/libtorch/runner/ExportWorker.h,
 // docs/libtorch.md "Flow of one run"): token-prefixed JSON lines, its `hello` first; until the
 // export's reply, its progress, model, stage, code, samples and error messages are passed on as
 // they came; after the reply, `eager_ms` answers and an error that ends the eager calls. Every

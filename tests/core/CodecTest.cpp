@@ -299,8 +299,9 @@ TEST(Records, AWrongTypedFieldInEachRecordIsNamed) {
             path += index ? "[" + part + "]" : (path.empty() ? "" : ".") + part;
             at = slash + 1;
         }
-        if (pointer != "/format")
+        if (pointer != "/format") {
             EXPECT_NE(message.find(path), std::string::npos) << path;
+        }
     }
 }
 

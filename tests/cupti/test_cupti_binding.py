@@ -12,7 +12,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "plugins" / "torch_compile" / "worker"))
+sys.path.insert(0, str(ROOT / "plugins" / "worker"))
 
 from fusescope_worker.tracing import cupti  # noqa: E402
 

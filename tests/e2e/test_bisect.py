@@ -6,7 +6,7 @@ import pathlib
 
 from conftest import FAST, ROOT
 
-DEMOS = ROOT / "plugins" / "torch_compile" / "worker" / "fusescope_worker" / "models" / "demos.py"
+DEMOS = ROOT / "plugins" / "worker" / "fusescope_worker" / "models" / "demos.py"
 
 
 def _relu_line() -> int:

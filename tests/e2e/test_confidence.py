@@ -7,7 +7,7 @@ import sys
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "plugins" / "torch_compile" / "worker"))
+sys.path.insert(0, str(ROOT / "plugins" / "worker"))
 from fusescope_worker import confidence
 
 OK = 0

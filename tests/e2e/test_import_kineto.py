@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT
 
-WORKER = ROOT / "plugins" / "torch_compile" / "worker"
+WORKER = ROOT / "plugins" / "worker"
 GOOD = ROOT / "tests" / "fixtures" / "reports" / "good.fscope"
 
 # Two profiled steps of demo:mlp (the model good.fscope's inductor row ran), with Inductor's CPU

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "torch_compile", "worker")
+WORKER = os.path.join(os.path.dirname(__file__), "..", "..", "plugins", "worker")
 
 
 def ask(request: dict, timeout: float = 500, then: tuple = ()) -> list[dict]:

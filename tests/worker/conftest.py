@@ -9,7 +9,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-WORKER_DIR = ROOT / "plugins" / "torch_compile" / "worker"
+WORKER_DIR = ROOT / "plugins" / "worker"
 FIXTURES = ROOT / "tests" / "fixtures" / "models"
 SCHEMA = ROOT / "docs" / "graph-schema.json"
 
