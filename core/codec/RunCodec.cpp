@@ -275,6 +275,16 @@ using nlohmann::json;
 
 namespace {
 
+// The objects of array `key`, each read by `read(reader, item)`; a member that is not an object
+// fails the decode with its path and is skipped.
+template <class T, class Read>
+void appendObjects(const Reader& r, const char* key, std::vector<T>& out, Read read) {
+    r.each(key, [&](const Reader& item) {
+        if (item.expectObject())
+            read(item, out.emplace_back());
+    });
+}
+
 void readAccuracy(const Reader& r, Accuracy& a) {
     a.maxAbs = r.number("max_abs");
     a.maxRel = r.number("max_rel");
@@ -585,13 +595,7 @@ void readResultFields(const Reader& r, BackendRun& run) {
     run.recompiles = r.integer("recompiles", run.recompiles);
     if (r.has("break_reasons")) {
         std::vector<GraphBreak> breaks;
-        r.each("break_reasons", [&](const Reader& b) {
-            if (!b.expectObject())
-                return;
-            GraphBreak item;
-            readGraphBreak(b, item);
-            breaks.push_back(std::move(item));
-        });
+        appendObjects(r, "break_reasons", breaks, readGraphBreak);
         run.breakReasons = std::move(breaks);
     }
     for (auto& note : r.strings("notes"))
@@ -675,13 +679,7 @@ void readResultFields(const Reader& r, BackendRun& run) {
     }
     if (r.has("parts")) {
         std::vector<AssignedPart> parts;
-        r.each("parts", [&](const Reader& p) {
-            if (!p.expectObject())
-                return;
-            AssignedPart part;
-            readPart(p, part);
-            parts.push_back(std::move(part));
-        });
+        appendObjects(r, "parts", parts, readPart);
         run.parts = std::move(parts);
     }
     if (r.has("options"))
@@ -708,20 +706,8 @@ void readBackendRun(const Reader& r, BackendRun& run) {
         run.compiledSamplesMs = samples->numbers("compiled");
     }
     readResultFields(r, run);
-    r.each("stages", [&](const Reader& s) {
-        if (!s.expectObject())
-            return;
-        StageGraph stage;
-        readStageGraph(s, stage);
-        run.stages.push_back(std::move(stage));
-    });
-    r.each("code", [&](const Reader& c) {
-        if (!c.expectObject())
-            return;
-        CodeArtifact code;
-        readCode(c, code);
-        run.code.push_back(std::move(code));
-    });
+    appendObjects(r, "stages", run.stages, readStageGraph);
+    appendObjects(r, "code", run.code, readCode);
     if (auto m = r.object("model")) {
         ModelInfo model;
         readModelInfo(*m, model);
