@@ -2,19 +2,17 @@
 
 #include "RunCodec.h"
 #include "SettingsCodec.h"
+#include "model/JsonUtil.h"
 
 namespace fusescope {
 
+using jsonutil::orNull;
 using nlohmann::json;
 
 namespace {
 
 json textOrNull(const std::string& s) {
     return s.empty() ? json(nullptr) : json(s);
-}
-
-template <typename T> json orNull(const std::optional<T>& v) {
-    return v ? json(*v) : json(nullptr);
 }
 
 } // namespace

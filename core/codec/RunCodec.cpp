@@ -5,18 +5,12 @@
 #include "StageCodec.h"
 #include "TraceCodec.h"
 #include "model/ErrorCode.h"
+#include "model/JsonUtil.h"
 
 namespace fusescope {
 
+using jsonutil::orNull;
 using nlohmann::json;
-
-namespace {
-
-template <typename T> json orNull(const std::optional<T>& v) {
-    return v ? json(*v) : json(nullptr);
-}
-
-} // namespace
 
 json compileBreakdownJson(const std::vector<CompilePhase>& phases) {
     if (phases.empty())

@@ -1,18 +1,12 @@
 #include "SettingsCodec.h"
 
 #include "Json.h"
+#include "model/JsonUtil.h"
 
 namespace fusescope {
 
+using jsonutil::orNull;
 using nlohmann::json;
-
-namespace {
-
-template <typename T> json orNull(const std::optional<T>& v) {
-    return v ? json(*v) : json(nullptr);
-}
-
-} // namespace
 
 void to_json(json& j, const TensorSpec& input) {
     json shape = json::array();
