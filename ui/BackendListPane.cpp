@@ -1,7 +1,6 @@
 #include "BackendListPane.h"
 
 #include "BackendEntryDialog.h"
-#include "Registry.h"
 #include "model/BackendEntry.h"
 #include "model/ErrorCode.h"
 #include "model/WorkloadText.h"
@@ -32,9 +31,9 @@ QListWidgetItem* checkableItem(const QString& name) {
 
 } // namespace
 
-BackendListPane::BackendListPane(QWidget* parent)
+BackendListPane::BackendListPane(const Engine& engine, QWidget* parent)
     : QWidget(parent)
-    , m_families(createBackendFamilies()) {
+    , m_engine(engine) {
     m_list = new QListWidget;
     m_list->setToolTip(tr("Backends to run, in order. Unavailable ones say why."));
     for (const auto& name : kDefaultBackends) {
@@ -125,13 +124,7 @@ void BackendListPane::addEntry(const QString& label) {
 }
 
 bool BackendListPane::isTorchCompileBackend(const std::string& backend) const {
-    const auto family = std::find_if(m_families.begin(), m_families.end(),
-                                     [&backend](const auto& f) { return f->handles(backend); });
-    return family != m_families.end() && (*family)->id() == "torch_compile";
-}
-
-void BackendListPane::reloadFamilies() {
-    m_families = createBackendFamilies();
+    return m_engine.familyOf(backend) == "torch_compile";
 }
 
 Status BackendListPane::setEntryVariant(int row, const QString& label, bool addAsNew) {

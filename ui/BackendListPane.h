@@ -1,6 +1,7 @@
 #pragma once
 
 #include "capture/BackendFamily.h"
+#include "engine/Engine.h"
 #include "model/Report.h"
 #include "model/Result.h"
 
@@ -20,7 +21,8 @@ namespace fusescope {
 class BackendListPane : public QWidget {
     Q_OBJECT
 public:
-    explicit BackendListPane(QWidget* parent = nullptr);
+    // `engine` classifies the names (Engine::familyOf): the pane keeps no families of its own.
+    explicit BackendListPane(const Engine& engine, QWidget* parent = nullptr);
     ~BackendListPane() override;
 
     QListWidget* list() const { return m_list; }
@@ -43,8 +45,6 @@ public:
     bool isTorchCompileBackend(const std::string& backend) const;
     // The rows a submodule may get in a mixed run: torch.compile NAME or NAME@MODE entries.
     QStringList assignableEntries() const;
-    // After a Python change: the families that classify names are created again.
-    void reloadFamilies();
 
 signals:
     // What the user should read in the status line (a problem, or what changed).
@@ -54,7 +54,7 @@ signals:
 private:
     void editEntryOptions(QListWidgetItem* item);
 
-    std::vector<std::unique_ptr<BackendFamily>> m_families; // names only: runs are the engine's
+    const Engine& m_engine;
     QListWidget* m_list = nullptr;
 };
 

@@ -153,8 +153,9 @@ GraphView* GraphPanel::primaryView() const {
     return sideBySide() ? m_compare->beforeView() : m_single;
 }
 
-void GraphPanel::setReport(const Report* report) {
+void GraphPanel::setReport(const Report* report, RunViews views) {
     m_report = report;
+    m_views = std::move(views);
     const QString current = m_backend->currentText();
     QSignalBlocker block(m_backend);
     m_backend->clear();
@@ -173,9 +174,11 @@ void GraphPanel::showBackend(const QString& name) {
         m_backend->setCurrentIndex(idx);
 }
 
-void GraphPanel::backendUpdated(int index) {
+void GraphPanel::backendUpdated(int index, RunViewSnapshot view) {
     if (!m_report || index < 0 || index >= static_cast<int>(m_report->backends.size()))
         return;
+    m_views.resize(m_report->backends.size());
+    m_views[static_cast<size_t>(index)] = std::move(view);
     const auto& run = m_report->backends[index];
     if (run.stages.empty())
         return;
@@ -188,16 +191,21 @@ void GraphPanel::backendUpdated(int index) {
     }
 }
 
-const BackendRun* GraphPanel::currentRun() const {
-    return m_report ? m_report->findBackend(m_backend->currentText().toStdString()) : nullptr;
+RunViewSnapshot GraphPanel::currentView() const {
+    if (!m_report)
+        return nullptr;
+    const std::string name = m_backend->currentText().toStdString();
+    for (size_t i = 0; i < m_report->backends.size() && i < m_views.size(); ++i)
+        if (m_report->backends[i].name == name)
+            return m_views[i];
+    return nullptr;
 }
 
 void GraphPanel::onBackendChanged() {
-    const BackendRun* run = currentRun();
-    // The views keep their own copy: a run in the report may be replaced while they show it.
-    m_run = run ? std::make_shared<const BackendRun>(*run) : nullptr;
-    m_time = m_run && m_run->trace ? std::make_shared<const TimeAttribution>(attributeKernelTime(*m_run))
-                                   : nullptr;
+    // The engine's snapshot, shared: the row in the report may be replaced while it is shown.
+    m_view = currentView();
+    m_run = m_view ? m_view->run : nullptr;
+    m_time = timeOf(m_view);
     m_timeTable->setAttribution(m_time, m_backend->currentText());
     QSignalBlocker blockLeft(m_left);
     QSignalBlocker blockRight(m_right);
@@ -344,11 +352,9 @@ int GraphPanel::showKernel(const QString& backend, const QString& kernel) {
     // A generated kernel has its group's name; an extern call's kernels (aten::addmm, a cuBLAS
     // kernel) are linked by launch order (trace/KernelLinks.h).
     std::vector<GroupRef> linked;
-    if (m_run->trace) {
-        const KernelLinks links = linkKernelsToGroups(*m_run->trace, afterFusionStages(*m_run));
-        if (const auto* refs = links.groupsOf(kernel.toStdString()))
+    if (m_view && m_view->links)
+        if (const auto* refs = m_view->links->groupsOf(kernel.toStdString()))
             linked = *refs;
-    }
     for (const auto& group : after->groups) {
         if (q(group.name) != kernel &&
             std::find(linked.begin(), linked.end(), GroupRef{after, group.id}) == linked.end())
@@ -495,10 +501,11 @@ void GraphPanel::exportView(GraphView* view) {
 }
 
 void GraphPanel::subscribe(const ReportModel* model) {
-    auto reset = [this, model] { setReport(&model->report()); };
+    auto reset = [this, model] { setReport(&model->report(), model->runViews()); };
     reset();
     connect(model, &ReportModel::reportReset, this, reset);
-    connect(model, &ReportModel::backendFinished, this, &GraphPanel::backendUpdated);
+    connect(model, &ReportModel::backendFinished, this,
+            [this, model](int row) { backendUpdated(row, model->runView(row)); });
 }
 
 } // namespace fusescope

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/RunView.h"
 #include "model/Report.h"
 
 #include <QList>
@@ -33,12 +34,14 @@ public:
     // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
     // backend each signal names.
     void subscribe(const ReportModel* model);
-    // Refreshes the backend list from `report` (kept by the caller) and keeps the current
-    // choice when it still exists.
-    void setReport(const Report* report);
+    // Refreshes the backend list from `report` (kept by the caller) and keeps the current choice
+    // when it still exists. `views` are its rows' runs with what is derived from them, computed on
+    // the engine thread (ReportModel::runViews(), analyzeReport()): the panel shows a view's run,
+    // never a copy of it, and never recomputes what the view holds.
+    void setReport(const Report* report, RunViews views);
     void showBackend(const QString& name);
-    // Re-reads one backend after its run finished.
-    void backendUpdated(int index);
+    // Re-reads one backend after its run finished: `view` is its final run (ReportModel::runView).
+    void backendUpdated(int index, RunViewSnapshot view);
 
     // Selects every kernel group named `kernel` (a name can repeat across blocks) in `backend`'s
     // after-fusion view and highlights the nodes it came from; returns how many nodes that is.
@@ -82,9 +85,11 @@ private:
     void updateBreakBanners();
     void updateTime();
     void onTimeRowSelected(const QStringList& stageKeys, const QStringList& nodeIds);
-    const BackendRun* currentRun() const;
+    RunViewSnapshot currentView() const;
 
     const Report* m_report = nullptr;
+    RunViews m_views;
+    RunViewSnapshot m_view; // the run shown and its derived records; m_run and m_time point into it
     std::shared_ptr<const BackendRun> m_run;
     QComboBox* m_backend;
     QComboBox* m_left;
@@ -102,7 +107,7 @@ private:
     StageCompareWidget* m_compare;
     QCheckBox* m_timeShown;
     TimeTable* m_timeTable;
-    // Computed from m_run (its rows point into it), reset with it.
+    // m_view's time attribution (its rows point into m_run), reset with it.
     std::shared_ptr<const TimeAttribution> m_time;
 };
 

@@ -1,6 +1,5 @@
 #include "MainMenus.h"
 
-#include "DiffWindow.h"
 #include "ModelPicker.h"
 #include "RecentFiles.h"
 #include "WidgetExport.h"
@@ -37,7 +36,7 @@ void MainMenus::buildFileMenu() {
         file->addAction(tr("&Save Report As..."), QKeySequence::Save, this, &MainMenus::saveReportDialog);
     m_recent = file->addMenu(tr("Open &Recent"));
     rebuildRecent();
-    file->addAction(tr("&Compare with Report..."), this, [this] { openDiffDialog(m_window); });
+    file->addAction(tr("&Compare with Report..."), this, &MainMenus::compareRequested);
     file->addSeparator();
     file->addAction(tr("&Export Graph..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     [this] { emit exportGraphRequested(false); });

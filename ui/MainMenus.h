@@ -31,6 +31,7 @@ signals:
     void runRequested();
     void cancelRequested();
     void pythonRequested();
+    void compareRequested();                // File > Compare with Report...
     void pathChosen(const QString& path);   // Open Recent: a report, a model or a sweep folder
     void reportChosen(const QString& path); // Open Report
     void modelChosen(const QString& path);  // Open Model, already checked (modelPathProblem)

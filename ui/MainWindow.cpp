@@ -6,6 +6,7 @@
 #include "BreaksPanel.h"
 #include "ComparisonModel.h"
 #include "ComparisonTab.h"
+#include "DiffWindow.h"
 #include "GraphPanel.h"
 #include "MainMenus.h"
 #include "ModelPicker.h"
@@ -56,6 +57,8 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowTitle("FuseScope");
     m_reportModel = new ReportModel(*m_engine, this);
     m_menus = new MainMenus(this, m_reportModel);
+    connect(m_menus, &MainMenus::compareRequested, this,
+            [this] { openDiffDialog(this, *m_engine, m_reportModel->path()); });
     buildLayout();
     routeActions();
     subscribeToReport();
@@ -106,7 +109,7 @@ void MainWindow::buildLayout() {
     auto* backendPane = new QWidget;
     auto* backendLayout = new QVBoxLayout(backendPane);
     backendLayout->setContentsMargins(0, 0, 0, 0);
-    m_backends = new BackendListPane;
+    m_backends = new BackendListPane(*m_engine);
     m_options = new RunOptionsPane;
     backendLayout->addWidget(m_backends, 1);
     backendLayout->addWidget(m_options);
@@ -222,7 +225,6 @@ void MainWindow::choosePython() {
     if (dialog.exec() != QDialog::Accepted)
         return;
     m_engine->reloadFamilies();
-    m_backends->reloadFamilies();
     // What the old environment could not run may run in the new one: the probe marks it again.
     m_backends->forgetAvailability();
     setStatus(tr("Python: %1; probing its backends...")
@@ -236,7 +238,7 @@ void MainWindow::openPath(const QString& path) {
         return;
     }
     if (isSweepDir(path)) { // a sweep folder: the Suite view (docs/sweeps.md)
-        showSuiteTab(m_tabs, path, [this](const QString& report) { openPath(report); });
+        showSuiteTab(m_tabs, *m_engine, path, [this](const QString& report) { openPath(report); });
         return;
     }
     if (const QString problem = modelPathProblem(path); !problem.isEmpty()) {

@@ -16,6 +16,7 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QFileInfo>
+#include <QPointer>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
@@ -203,9 +204,12 @@ int main(int argc, char** argv) {
     if (parser.isSet(diff)) {
         const QStringList inputs = parser.positionalArguments();
         const QString b = inputs.isEmpty() ? parser.value(diff) : inputs.front();
-        // The window opens at once and reads both reports off the UI thread (loadReports); one
-        // that cannot be read ends the program with the file named, as before the window showed.
+        // The window opens at once and the engine reads both reports on its thread (loadReports;
+        // no backend runs, so it has no families); one that cannot be read ends the program with
+        // the file named, as before the window showed.
+        fusescope::Engine engine([] { return std::vector<std::unique_ptr<fusescope::BackendFamily>>{}; });
         auto* window = new fusescope::DiffWindow;
+        const QPointer<fusescope::DiffWindow> open(window); // null once closed (deleted on close)
         window->setAttribute(Qt::WA_DeleteOnClose);
         window->resize(1400, 900);
         const QString shot = parser.value(screenshot);
@@ -222,8 +226,10 @@ int main(int argc, char** argv) {
                                  });
                          });
         window->show();
-        window->loadReports(parser.value(diff), b);
-        return app.exec();
+        window->loadReports(engine, parser.value(diff), b);
+        const int status = app.exec();
+        delete open.data(); // before the engine it listens to
+        return status;
     }
 
     fusescope::MainWindow window;

@@ -36,7 +36,7 @@ public:
     virtual WorkerEnvironment environment() const { return {}; }
 
 signals:
-    void event(const fusescope::StreamEvent& event);
+    void streamEvent(const fusescope::StreamEvent& event);
     void finished();
 };
 

@@ -133,7 +133,7 @@ void CompareSession::startNext() {
         return;
     }
     m_job = family->createJob(request, nullptr);
-    connect(m_job.get(), &BackendJob::event, this,
+    connect(m_job.get(), &BackendJob::streamEvent, this,
             [this, index](const StreamEvent& ev) { emit backendEvent(index, ev); });
     connect(m_job.get(), &BackendJob::finished, this, &CompareSession::onJobFinished, Qt::QueuedConnection);
     m_report.backends[index].status = RunStatus::Running;

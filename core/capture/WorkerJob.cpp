@@ -95,7 +95,7 @@ void WorkerJob::emitEvents(const std::vector<StreamEvent>& events) {
     for (const auto& ev : events) {
         if (ev.kind == StreamEvent::Kind::Progress && !ev.message.empty())
             m_lastProgress = ev.message;
-        emit event(ev);
+        emit streamEvent(ev);
     }
 }
 

@@ -5,8 +5,28 @@
 
 #include <QCoreApplication>
 #include <QPointer>
+#include <mutex>
 
 namespace fusescope {
+
+// The engine's backend families: created on first use by the factory, on whichever thread asks
+// first (creating one starts nothing), and dropped by reloadFamilies. The engine thread runs
+// sessions on them; familyOf() asks them from any thread, under the mutex.
+struct EngineFamilies {
+    std::mutex mutex;
+    Engine::FamilyFactory make;
+    std::vector<std::unique_ptr<BackendFamily>> list;
+
+    // With `mutex` held.
+    std::vector<BackendFamily*> pointers() {
+        if (list.empty())
+            list = make();
+        std::vector<BackendFamily*> out;
+        for (const auto& family : list)
+            out.push_back(family.get());
+        return out;
+    }
+};
 
 namespace {
 
@@ -31,18 +51,20 @@ std::vector<double> tailFrom(const std::vector<double>& values, size_t& sent) {
 // thread-safe to emit, and reach receivers on other threads queued, in the order emitted.
 class EngineWorker : public QObject {
 public:
-    EngineWorker(Engine* engine, Engine::FamilyFactory makeFamilies)
+    EngineWorker(Engine* engine, std::shared_ptr<EngineFamilies> families)
         : m_engine(engine)
-        , m_makeFamilies(std::move(makeFamilies)) {}
+        , m_families(std::move(families)) {}
 
     void startRun(const std::vector<std::string>& backends, const RunRequest& base, bool search) {
-        if (m_families.empty())
-            m_families = m_makeFamilies();
         endSession();
         const quint64 generation = ++m_generation;
         std::vector<BackendFamily*> families;
-        for (const auto& family : m_families)
-            families.push_back(family.get());
+        {
+            // Only this thread drops them, and only after endSession(): the session may keep the
+            // pointers once the lock is released.
+            const std::lock_guard lock(m_families->mutex);
+            families = m_families->pointers();
+        }
         m_session = std::make_unique<CompareSession>(families);
         m_session->setSearchAssignments(search);
         CompareSession* session = m_session.get();
@@ -95,8 +117,31 @@ public:
         }
         endSession();
         const quint64 generation = ++m_generation;
-        emit m_engine->reportOpened(generation, ticket,
-                                    std::make_shared<const Report>(std::move(loaded).value()), path);
+        auto report = std::make_shared<const Report>(std::move(loaded).value());
+        RunViews views = analyzeReport(report);
+        emit m_engine->reportOpened(generation, ticket, std::move(report), std::move(views), path);
+    }
+
+    void loadDiff(const DiffRequest& request, quint64 ticket) {
+        auto out = std::make_shared<DiffLoad>();
+        auto read = [&out](const std::string& path, const char* side) -> ReportSnapshot {
+            auto report = readReport(path);
+            if (!report) {
+                out->errors.push_back(std::string(side) + ": " + report.error().message);
+                return nullptr;
+            }
+            return std::make_shared<const Report>(std::move(report).value());
+        };
+        out->a = read(request.pathA, "A");
+        out->b = read(request.pathB, "B");
+        if (out->a && out->b)
+            out->diff = diffReports(*out->a, *out->b, request.backendA, request.backendB, request.labelA,
+                                    request.labelB);
+        emit m_engine->diffLoaded(ticket, std::move(out));
+    }
+
+    void loadSuite(const std::string& dir, quint64 ticket) {
+        emit m_engine->suiteLoaded(ticket, std::make_shared<const Result<Suite>>(fusescope::loadSuite(dir)));
     }
 
     void saveReport(const ReportSnapshot& report, const std::string& path) {
@@ -106,14 +151,12 @@ public:
 
     void reloadFamilies() {
         endSession();
-        m_families.clear();
+        const std::lock_guard lock(m_families->mutex);
+        m_families->list.clear();
     }
 
     // Ends the session and its jobs on the engine thread, before the thread stops.
-    void shutdown() {
-        endSession();
-        m_families.clear();
-    }
+    void shutdown() { reloadFamilies(); }
 
 private:
     void sendRow(const CompareSession& session, quint64 generation, int row) {
@@ -123,8 +166,9 @@ private:
         if (m_sent.size() < report.backends.size())
             m_sent.resize(report.backends.size(), false);
         m_sent[row] = true;
-        emit m_engine->backendFinished(
-            generation, row, std::make_shared<const BackendRun>(report.backends[row]), headerOf(report));
+        const BackendRun& run = report.backends[row];
+        emit m_engine->backendFinished(generation, row, analyzeRun(std::make_shared<const BackendRun>(run)),
+                                       headerOf(report), std::make_shared<BackendRun>(run));
     }
 
     // The old session is disconnected before it is cancelled: nothing it does from here on is
@@ -139,8 +183,7 @@ private:
     }
 
     Engine* m_engine;
-    Engine::FamilyFactory m_makeFamilies;
-    std::vector<std::unique_ptr<BackendFamily>> m_families;
+    std::shared_ptr<EngineFamilies> m_families;
     std::unique_ptr<CompareSession> m_session;
     quint64 m_generation = 0;
     std::vector<bool> m_sent; // rows whose final state was emitted
@@ -151,10 +194,17 @@ Engine::Engine(FamilyFactory makeFamilies, QObject* parent)
     : QObject(parent) {
     qRegisterMetaType<fusescope::RunSnapshot>();
     qRegisterMetaType<fusescope::ReportSnapshot>();
+    qRegisterMetaType<fusescope::RunViewSnapshot>();
+    qRegisterMetaType<fusescope::RunViews>();
+    qRegisterMetaType<fusescope::RunHandover>();
+    qRegisterMetaType<fusescope::DiffLoadSnapshot>();
+    qRegisterMetaType<fusescope::SuiteSnapshot>();
     qRegisterMetaType<std::vector<fusescope::BackendInfo>>();
     qRegisterMetaType<std::string>();
     qRegisterMetaType<std::vector<double>>();
-    m_worker = new EngineWorker(this, makeFamilies);
+    m_families = std::make_shared<EngineFamilies>();
+    m_families->make = makeFamilies;
+    m_worker = new EngineWorker(this, m_families);
     m_thread.setObjectName("fusescope-engine");
     m_worker->moveToThread(&m_thread);
     m_thread.start();
@@ -211,6 +261,28 @@ void Engine::saveReport(ReportSnapshot report, const std::string& path) {
 
 void Engine::reloadFamilies() {
     QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->reloadFamilies(); });
+}
+
+quint64 Engine::loadDiff(DiffRequest request) {
+    const quint64 ticket = ++m_nextLoadTicket;
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, request = std::move(request), ticket] { w->loadDiff(request, ticket); });
+    return ticket;
+}
+
+quint64 Engine::loadSuite(std::string dir) {
+    const quint64 ticket = ++m_nextLoadTicket;
+    QMetaObject::invokeMethod(m_worker,
+                              [w = m_worker, dir = std::move(dir), ticket] { w->loadSuite(dir, ticket); });
+    return ticket;
+}
+
+std::string Engine::familyOf(const std::string& backend) const {
+    const std::lock_guard lock(m_families->mutex);
+    for (BackendFamily* family : m_families->pointers())
+        if (family->handles(backend))
+            return family->id();
+    return {};
 }
 
 } // namespace fusescope

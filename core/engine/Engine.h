@@ -1,11 +1,15 @@
 #pragma once
 
+#include "RunView.h"
+#include "analysis/RunDiff.h"
+#include "analysis/Suite.h"
 #include "capture/BackendFamily.h"
 #include "model/Report.h"
 #include "model/RunRequest.h"
 
 #include <QObject>
 #include <QThread>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,12 +17,27 @@
 
 namespace fusescope {
 
-// What the engine hands to the UI: immutable, shared, never written again by anyone. A view may
-// keep one as long as it likes; the engine's own state moves on without it.
-using RunSnapshot = std::shared_ptr<const BackendRun>;
-using ReportSnapshot = std::shared_ptr<const Report>;
+// A run's row handed over to the one receiver that keeps it by value (ReportModel's live report):
+// a copy made on the engine thread that nobody else holds, so the receiver moves it instead of
+// copying it on its own thread. A receiver that finds it shared (use_count() > 1) copies.
+using RunHandover = std::shared_ptr<BackendRun>;
+
+// Two reports read and diffed for the Diff window (docs/diff.md).
+struct DiffRequest {
+    std::string pathA, pathB;
+    std::string backendA, backendB; // empty: every backend the two share
+    std::string labelA, labelB;     // how the diff names each side
+};
+struct DiffLoad {
+    ReportSnapshot a, b;                    // null when that side could not be read
+    std::vector<std::string> errors;        // "A: <why>", "B: <why>", each naming the file
+    std::optional<Result<ReportDiff>> diff; // when both were read
+};
+using DiffLoadSnapshot = std::shared_ptr<const DiffLoad>;
+using SuiteSnapshot = std::shared_ptr<const Result<Suite>>;
 
 class EngineWorker;
+struct EngineFamilies;
 
 // The engine thread (RenderDoc's ReplayManager: one owner thread, tagged requests). It owns the
 // backend families, the comparison session and its jobs, so worker stdout is parsed, reports are
@@ -54,6 +73,16 @@ public:
     // The next run creates its families afresh (another Python was chosen); a finished session
     // that still points at the old ones goes first.
     void reloadFamilies();
+    // Reads two reports and diffs them (diffLoaded); reads a sweep folder (suiteLoaded). Neither
+    // touches the session or the report shown. Each returns the ticket its answer carries: tickets
+    // are unique per engine, so any number of windows can share it.
+    quint64 loadDiff(DiffRequest request);
+    quint64 loadSuite(std::string dir);
+
+    // The id of the family that would run `backend` ("torch_compile", "libtorch", "tvm"), or ""
+    // when none takes it. Any thread; answered by the engine's own families (created on first use,
+    // again after reloadFamilies), never by a second set.
+    std::string familyOf(const std::string& backend) const;
 
 signals:
     void probed(const std::vector<fusescope::BackendInfo>& backends);
@@ -68,17 +97,24 @@ signals:
                         const std::vector<double>& compiled);
     // A row's final state, with what the report learnt meanwhile (model, environment, search):
     // `header` is the session's report without its backends.
-    void backendFinished(quint64 generation, int row, fusescope::RunSnapshot run,
-                         fusescope::ReportSnapshot header);
+    // `view` is the row's final run with its derived records (RunView); `handover` is the same run
+    // handed over for a receiver that keeps runs by value.
+    void backendFinished(quint64 generation, int row, fusescope::RunViewSnapshot view,
+                         fusescope::ReportSnapshot header, fusescope::RunHandover handover);
     void runFinished(quint64 generation);
+    // The report read, with one view per backend (their runs point into `report`, nothing copied).
     void reportOpened(quint64 generation, quint64 ticket, fusescope::ReportSnapshot report,
-                      const std::string& path);
+                      fusescope::RunViews views, const std::string& path);
     void openFailed(quint64 ticket, const std::string& path, const std::string& message);
     // `error` empty when the report was written.
     void saved(const std::string& path, const std::string& error);
+    void diffLoaded(quint64 ticket, fusescope::DiffLoadSnapshot load);
+    void suiteLoaded(quint64 ticket, fusescope::SuiteSnapshot suite);
 
 private:
     FamilyFactory m_makeFamilies;
+    std::shared_ptr<EngineFamilies> m_families; // shared with the worker; guarded by its mutex
+    std::atomic<quint64> m_nextLoadTicket{0};
     QThread m_thread;
     EngineWorker* m_worker = nullptr; // lives on m_thread, deleted when it finishes
 };
@@ -87,4 +123,9 @@ private:
 
 Q_DECLARE_METATYPE(fusescope::RunSnapshot)
 Q_DECLARE_METATYPE(fusescope::ReportSnapshot)
+Q_DECLARE_METATYPE(fusescope::RunViewSnapshot)
+Q_DECLARE_METATYPE(fusescope::RunViews)
+Q_DECLARE_METATYPE(fusescope::RunHandover)
+Q_DECLARE_METATYPE(fusescope::DiffLoadSnapshot)
+Q_DECLARE_METATYPE(fusescope::SuiteSnapshot)
 Q_DECLARE_METATYPE(std::vector<fusescope::BackendInfo>)

@@ -21,23 +21,23 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
         m_generation = generation;
         m_running = true;
         m_path.clear();
-        Report live = *report;
-        m_live = std::move(live);
-        replace(nullptr, &m_live);
+        // The run's first report: one pending row per backend, no stages yet (a small copy).
+        m_live = *report;
+        replace(nullptr, &m_live, RunViews(m_live.backends.size()));
     });
-    connect(
-        &engine, &Engine::reportOpened, this,
-        [this](quint64 generation, quint64 ticket, const ReportSnapshot& report, const std::string& path) {
-            if (generation <= m_generation) {
-                ++m_dropped;
-                return;
-            }
-            m_generation = generation;
-            m_running = false;
-            m_path = q(path);
-            replace(report, nullptr);
-            emit opened(ticket, q(path));
-        });
+    connect(&engine, &Engine::reportOpened, this,
+            [this](quint64 generation, quint64 ticket, const ReportSnapshot& report, const RunViews& views,
+                   const std::string& path) {
+                if (generation <= m_generation) {
+                    ++m_dropped;
+                    return;
+                }
+                m_generation = generation;
+                m_running = false;
+                m_path = q(path);
+                replace(report, nullptr, views);
+                emit opened(ticket, q(path));
+            });
     connect(&engine, &Engine::openFailed, this,
             [this](quint64 ticket, const std::string& path, const std::string& msg) {
                 emit openFailed(ticket, q(path), q(msg));
@@ -49,6 +49,7 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
                 BackendRun run;
                 run.name = label;
                 m_live.backends.push_back(std::move(run));
+                m_views.resize(m_live.backends.size());
                 emit backendAdded(row);
             });
     connect(&engine, &Engine::backendStarted, this, [this](quint64 generation, int row) {
@@ -81,10 +82,18 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
                 emit samplesArrived(row);
             });
     connect(&engine, &Engine::backendFinished, this,
-            [this](quint64 generation, int row, const RunSnapshot& run, const ReportSnapshot& header) {
+            [this](quint64 generation, int row, const RunViewSnapshot& view, const ReportSnapshot& header,
+                   const RunHandover& handover) {
                 if (!isCurrent(generation) || row < 0 || row >= static_cast<int>(m_live.backends.size()))
                     return;
-                m_live.backends[row] = *run;
+                // The engine made this copy for us: taken, not copied again, unless another
+                // receiver shares it.
+                if (handover && handover.use_count() == 1)
+                    m_live.backends[row] = std::move(*handover);
+                else
+                    m_live.backends[row] = handover ? *handover : *view->run;
+                m_views.resize(m_live.backends.size());
+                m_views[static_cast<size_t>(row)] = view;
                 m_live.header() = header->header();
                 // Views drop their pointer to the live run on this signal, before it goes.
                 emit backendFinished(row);
@@ -115,12 +124,16 @@ bool ReportModel::isCurrent(quint64 generation) {
     return false;
 }
 
+RunViewSnapshot ReportModel::runView(int row) const {
+    return row >= 0 && row < static_cast<int>(m_views.size()) ? m_views[static_cast<size_t>(row)] : nullptr;
+}
+
 const BackendRun* ReportModel::liveRun(int row) const {
     auto it = m_liveRuns.find(row);
     return it == m_liveRuns.end() ? nullptr : &it->second;
 }
 
-void ReportModel::replace(ReportSnapshot opened, const Report* live) {
+void ReportModel::replace(ReportSnapshot opened, const Report* live, RunViews views) {
     // The report shown until now stays alive until every view has moved to the new one.
     ReportSnapshot previous = std::move(m_opened);
     m_opened = std::move(opened);
@@ -128,6 +141,8 @@ void ReportModel::replace(ReportSnapshot opened, const Report* live) {
     if (live != &m_live)
         m_live = Report{};
     m_liveRuns.clear();
+    m_views = std::move(views);
+    m_views.resize(m_report->backends.size());
     emit reportReset();
 }
 

@@ -26,6 +26,11 @@ public:
     bool running() const { return m_running; }
     // The running backend's samples so far, or null when `row` is not running.
     const BackendRun* liveRun(int row) const;
+    // Row `row`'s final run with its derived records (time on the graph, kernel links), computed
+    // once on the engine thread; null while the row has not finished. Keep it as long as needed.
+    RunViewSnapshot runView(int row) const;
+    // One per row of report() (null for rows not finished).
+    const RunViews& runViews() const { return m_views; }
     // The file the report was opened from or last saved to, else empty.
     QString path() const { return m_path; }
     // Snapshots of an older generation that arrived and were dropped.
@@ -54,7 +59,7 @@ private:
     // Whether a snapshot of `generation` belongs to the report shown; counts the ones dropped.
     bool isCurrent(quint64 generation);
     // The report shown becomes `live` (a run) or `opened`, and every view is told.
-    void replace(ReportSnapshot opened, const Report* live);
+    void replace(ReportSnapshot opened, const Report* live, RunViews views);
 
     Engine& m_engine;
     ReportSnapshot m_opened; // a report read from a file: shared with the engine, never copied
@@ -62,6 +67,7 @@ private:
     Report m_empty;
     const Report* m_report = &m_empty;
     std::map<int, BackendRun> m_liveRuns; // node addresses are stable: views keep the pointer
+    RunViews m_views;
     quint64 m_generation = 0;
     quint64 m_nextTicket = 0;
     QString m_path;

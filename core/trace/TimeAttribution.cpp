@@ -38,12 +38,16 @@ const char* toString(TimeGrouping grouping) {
 }
 
 TimeAttribution attributeKernelTime(const BackendRun& run) {
+    if (!run.trace || run.trace->events.empty())
+        return {};
+    return attributeKernelTime(run, linkKernelsToGroups(*run.trace, afterFusionStages(run)));
+}
+
+TimeAttribution attributeKernelTime(const BackendRun& run, const KernelLinks& links) {
     TimeAttribution out;
     if (!run.trace || run.trace->events.empty())
         return out;
     const KernelTrace& trace = *run.trace;
-    const auto stages = afterFusionStages(run);
-    const KernelLinks links = linkKernelsToGroups(trace, stages);
     const KernelStatsTable stats = computeKernelStats(trace, KernelStatsOptions::forTrace(trace));
     out.iterations = stats.iterations;
     const bool byIteration = stats.iterations > 0;

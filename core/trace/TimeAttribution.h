@@ -64,6 +64,9 @@ inline constexpr const char* kNotLinked = "(not linked to a graph node)";
 
 // Empty (tracedNs 0) when the run has no trace.
 TimeAttribution attributeKernelTime(const BackendRun& run);
+// The same with the run's kernel links already computed (linkKernelsToGroups over
+// afterFusionStages(run)): the engine derives both once per snapshot (engine/RunView.h).
+TimeAttribution attributeKernelTime(const BackendRun& run, const KernelLinks& links);
 
 const char* toString(TimeGrouping grouping);
 

@@ -180,7 +180,7 @@ void TraceViewTest::panelExportsAndSignalsKernels() {
 
     TracePanel panel;
     panel.resize(1200, 800);
-    panel.setReport(&report);
+    panel.setReport(&report, analyzeReport(std::make_shared<const Report>(report)));
     QCOMPARE(panel.shownBackend(), 1);
     QCOMPARE(panel.kernelTable()->rowCount(), 4);
 
@@ -192,7 +192,7 @@ void TraceViewTest::panelExportsAndSignalsKernels() {
 
     // A trace that streams in later for another backend can be compared with the first.
     report.backends[2].trace = synthetic::syntheticTrace(1500, 4, 11);
-    panel.backendChanged(2);
+    panel.backendChanged(2, analyzeRun(std::make_shared<const BackendRun>(report.backends[2])));
     panel.compareWith(2);
     QVERIFY(panel.timelines()->bottomView()->trace());
 

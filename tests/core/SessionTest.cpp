@@ -23,6 +23,22 @@ using namespace fusescope;
 
 namespace {
 
+// For tests that run no backend.
+std::vector<std::unique_ptr<BackendFamily>> noFamilies() {
+    return {};
+}
+
+// A report of `model` with one finished row named `backend`, written to `path`.
+bool writeOneRowReport(const std::string& path, const std::string& model, const std::string& backend) {
+    Report report;
+    report.modelSpec = model;
+    BackendRun row;
+    row.name = backend;
+    row.status = RunStatus::Ok;
+    report.backends = {row};
+    return !writeReport(report, path);
+}
+
 // What a fake backend does when it runs.
 enum class Outcome { Ok, ModelError, Hang };
 
@@ -57,7 +73,7 @@ public:
             m_run.eagerSamplesMs = {2.0, 2.0, 2.0};
             StreamEvent samples;
             samples.kind = StreamEvent::Kind::Samples;
-            emit event(samples);
+            emit streamEvent(samples);
             if (m_outcome == Outcome::ModelError) {
                 m_run.status = RunStatus::Failed;
                 m_run.error = RunError{"model_invalid", "model.py has no model", "model.py", {}};
@@ -326,20 +342,120 @@ private slots:
         QCOMPARE(model.report().model.name, std::string("Net"));
         QCOMPARE(samples.count(), 2);
         QCOMPARE(model.droppedSnapshots(), 0);
+        // Each finished row comes with its view, made on the engine thread: a snapshot of its own
+        // (the row in the report may be replaced; the view stays as it was).
+        for (int row = 0; row < 2; ++row) {
+            const RunViewSnapshot view = model.runView(row);
+            QVERIFY(view && view->run);
+            QCOMPARE(view->run->name, model.report().backends[size_t(row)].name);
+            QCOMPARE(view->run->status, RunStatus::Ok);
+            QVERIFY(!view->links && !view->time); // no kernel trace in these runs
+        }
+        QVERIFY(!model.runView(2));
+        QCOMPARE(model.runViews().size(), size_t(2));
+    }
+
+    // An opened report's views point into the report itself (nothing copied), with the derived
+    // records computed once on the engine thread: the same as computing them here.
+    void anOpenedReportsViewsShareItAndCarryTheDerivedRecords() {
+        Engine engine(noFamilies);
+        ReportModel model(engine);
+        QSignalSpy opened(&model, &ReportModel::opened);
+        model.open(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
+        QVERIFY(opened.wait(5000));
+        const Report& report = model.report();
+        QCOMPARE(model.runViews().size(), report.backends.size());
+        int traced = 0;
+        for (size_t i = 0; i < report.backends.size(); ++i) {
+            const RunViewSnapshot view = model.runView(int(i));
+            QVERIFY(view);
+            QCOMPARE(view->run.get(), &report.backends[i]);
+            QCOMPARE(bool(view->time), report.backends[i].trace.has_value());
+            if (!view->time)
+                continue;
+            ++traced;
+            const TimeAttribution here = attributeKernelTime(report.backends[i]);
+            QCOMPARE(view->time->tracedNs, here.tracedNs);
+            QCOMPARE(view->time->unattributedNs, here.unattributedNs);
+            QCOMPARE(view->time->nodes.size(), here.nodes.size());
+            const KernelLinks links =
+                linkKernelsToGroups(*report.backends[i].trace, afterFusionStages(report.backends[i]));
+            QCOMPARE(view->links->eventGroup, links.eventGroup);
+            QCOMPARE(view->links->groups.size(), links.groups.size());
+            // The shared pointers handed to the views keep the view (and the report) alive.
+            const auto time = timeOf(view);
+            QCOMPARE(time.get(), &*view->time);
+            QCOMPARE(traceOf(view).get(), &*report.backends[i].trace);
+        }
+        QVERIFY(traced > 0);
+    }
+
+    // The names a user types are classified by the engine's own families, from any thread.
+    void familiesAnswerFromTheEngine() {
+        StartLog log;
+        int created = 0;
+        Engine engine([&log, &created] {
+            ++created;
+            std::vector<std::unique_ptr<BackendFamily>> families;
+            families.push_back(std::make_unique<FakeFamily>(
+                "torch_compile", std::map<std::string, Outcome>{{"eager", Outcome::Ok}}, &log));
+            return families;
+        });
+        QCOMPARE(engine.familyOf("eager"), std::string("torch_compile"));
+        QCOMPARE(engine.familyOf("not_a_backend"), std::string());
+        ReportModel model(engine);
+        QSignalSpy done(&model, &ReportModel::runFinished);
+        model.startRun({"eager"}, baseRequest(), false);
+        QVERIFY(done.wait(5000));
+        QCOMPARE(created, 1); // the run used the set familyOf created: one set, not two
+        Engine empty(noFamilies);
+        QCOMPARE(empty.familyOf("eager"), std::string());
+    }
+
+    // Diffs and suites are read on the engine thread; each answer carries its request's ticket
+    // and names the file that could not be read. The report shown is not touched.
+    void diffsAndSuitesLoadOnTheEngine() {
+        QTemporaryDir dir;
+        const std::string pathA = dir.filePath("a.fscope").toStdString();
+        QVERIFY(writeOneRowReport(pathA, "demo:mlp", "eager"));
+
+        Engine engine(noFamilies);
+        QSignalSpy diffs(&engine, &Engine::diffLoaded);
+        DiffRequest good;
+        good.pathA = good.pathB = pathA;
+        good.labelA = "a";
+        good.labelB = "b";
+        const quint64 first = engine.loadDiff(good);
+        DiffRequest missing = good;
+        missing.pathB = dir.filePath("missing.fscope").toStdString();
+        const quint64 second = engine.loadDiff(missing);
+        QVERIFY(second != first);
+        QVERIFY(diffs.count() == 2 || (diffs.wait(5000) && (diffs.count() == 2 || diffs.wait(5000))));
+        const auto okLoad = diffs.at(0).at(1).value<DiffLoadSnapshot>();
+        QCOMPARE(diffs.at(0).at(0).toULongLong(), first);
+        QVERIFY(okLoad->a && okLoad->b && okLoad->diff && okLoad->errors.empty());
+        const auto badLoad = diffs.at(1).at(1).value<DiffLoadSnapshot>();
+        QCOMPARE(diffs.at(1).at(0).toULongLong(), second);
+        QVERIFY(!badLoad->diff && badLoad->a && !badLoad->b);
+        QCOMPARE(badLoad->errors.size(), size_t(1));
+        QVERIFY(badLoad->errors[0].rfind("B: ", 0) == 0);
+        QVERIFY(badLoad->errors[0].find("missing.fscope") != std::string::npos);
+
+        QSignalSpy suites(&engine, &Engine::suiteLoaded);
+        const quint64 suiteTicket = engine.loadSuite(dir.path().toStdString());
+        QVERIFY(suites.wait(5000));
+        QCOMPARE(suites.at(0).at(0).toULongLong(), suiteTicket);
+        const auto suite = suites.at(0).at(1).value<SuiteSnapshot>();
+        QVERIFY(!*suite); // no sweep.json there
+        QVERIFY(suite->error().message.find("sweep.json") != std::string::npos);
     }
 
     // Opening a report mid-run cancels and disconnects the old session: the opened report is
     // never touched by it, and no runFinished of the old run arrives.
     void openingAReportMidRunLeavesItUntouched() {
         QTemporaryDir dir;
-        Report saved;
-        saved.modelSpec = "demo:cnn";
-        BackendRun row;
-        row.name = "from_file";
-        row.status = RunStatus::Ok;
-        saved.backends = {row};
         const std::string path = dir.filePath("r.fscope").toStdString();
-        QVERIFY(!writeReport(saved, path));
+        QVERIFY(writeOneRowReport(path, "demo:cnn", "from_file"));
 
         StartLog log;
         Engine engine([&log] {
@@ -371,7 +487,7 @@ private slots:
         // A snapshot of the old generation that still arrives is dropped.
         auto stale = std::make_shared<BackendRun>();
         stale->name = "stale";
-        emit engine.backendFinished(runGeneration, 0, stale, std::make_shared<Report>());
+        emit engine.backendFinished(runGeneration, 0, analyzeRun(stale), std::make_shared<Report>(), stale);
         emit engine.runFinished(runGeneration);
         QCOMPARE(model.report().backends[0].name, std::string("from_file"));
         QCOMPARE(finishedRows.count(), 0);

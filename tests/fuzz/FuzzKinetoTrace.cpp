@@ -4,6 +4,7 @@
 // Chrome trace export and the report encoding. parseKinetoTrace must never throw and never crash,
 // whatever the bytes; a refused input is an Error.
 #include "codec/Json.h"
+#include "codec/TraceCodec.h"
 #include "trace/ChromeTraceExport.h"
 #include "trace/KernelLinks.h"
 #include "trace/KernelStats.h"

@@ -7,6 +7,7 @@
 #include "analysis/Recommendation.h"
 #include "analysis/Speedup.h"
 #include "analysis/Summary.h"
+#include "codec/ReportCodec.h"
 #include "report/ReportFile.h"
 
 #include <cstddef>

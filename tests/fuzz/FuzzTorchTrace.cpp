@@ -3,6 +3,7 @@
 // report's encoding. parseTorchTraceText and reportFromTorchTrace must never throw and never
 // crash, whatever the bytes; a refused input is an Error.
 #include "codec/Json.h"
+#include "codec/ReportCodec.h"
 #include "import/FxText.h"
 #include "import/TorchTraceLog.h"
 

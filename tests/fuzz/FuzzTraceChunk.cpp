@@ -7,6 +7,7 @@
 // nlohmann::json::exception on a malformed chunk (WorkerStream reports it as a problem), so that
 // one exception type is its "rejected" answer; anything else escaping is a finding.
 #include "codec/Json.h"
+#include "codec/TraceCodec.h"
 #include "trace/ChromeTraceExport.h"
 #include "trace/KernelStats.h"
 #include "trace/TimelineIndex.h"

@@ -7,6 +7,7 @@
 // (scripts/fuzz_seeds.py), so mutations of it move the split points.
 #include "PipeChunks.h"
 #include "analysis/Summary.h"
+#include "codec/ReportCodec.h"
 #include "stream/WorkerStream.h"
 
 #include <cstddef>

@@ -40,7 +40,7 @@ class LibTorchFamilyTest : public QObject {
         LibTorchFamily family(WorkerConfig::fromEnvironment());
         auto job = family.createJob(r, nullptr);
         QSignalSpy finished(job.get(), &BackendJob::finished);
-        QSignalSpy streamed(job.get(), &BackendJob::event);
+        QSignalSpy streamed(job.get(), &BackendJob::streamEvent);
         job->start();
         if (cancelEarly)
             job->cancel();

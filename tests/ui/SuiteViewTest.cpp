@@ -30,6 +30,11 @@ void writeFile(const QString& path, const QByteArray& text) {
     f.write(text);
 }
 
+// The view only reads folders through the engine: it runs no backend.
+std::vector<std::unique_ptr<BackendFamily>> noFamilies() {
+    return {};
+}
+
 } // namespace
 
 void SuiteViewTest::gridFailuresTotalsAndClick() {
@@ -47,7 +52,8 @@ void SuiteViewTest::gridFailuresTotalsAndClick() {
     tabs.addTab(new QWidget, "Comparison");
     QStringList opened;
     QVERIFY(isSweepDir(dir.path()));
-    SuiteView* view = showSuiteTab(&tabs, dir.path(), [&](const QString& p) { opened << p; });
+    Engine engine(noFamilies);
+    SuiteView* view = showSuiteTab(&tabs, engine, dir.path(), [&](const QString& p) { opened << p; });
     QCOMPARE(tabs.count(), 2);
     QCOMPARE(tabs.currentWidget(), view);
     QSignalSpy loaded(view, &SuiteView::loaded);
@@ -76,14 +82,15 @@ void SuiteViewTest::gridFailuresTotalsAndClick() {
     QCOMPARE(opened.size(), 1);
 
     // Opening again reuses the tab.
-    QCOMPARE(showSuiteTab(&tabs, dir.path(), [](const QString&) {}), view);
+    QCOMPARE(showSuiteTab(&tabs, engine, dir.path(), [](const QString&) {}), view);
     QCOMPARE(tabs.count(), 2);
 }
 
 void SuiteViewTest::folderWithoutSweepStateFails() {
     QTemporaryDir dir;
     QVERIFY(!isSweepDir(dir.path()));
-    SuiteView view;
+    Engine engine(noFamilies);
+    SuiteView view(engine);
     QSignalSpy failed(&view, &SuiteView::failed);
     view.openDir(dir.path());
     QVERIFY(failed.wait(10000));

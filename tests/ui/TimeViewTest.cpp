@@ -22,11 +22,13 @@ class TimeViewTest : public QObject {
     Q_OBJECT
 private slots:
     void timeColoursBothViewsAndTheTableSelectsNodes() {
-        auto report = readReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
-        QVERIFY(report);
+        auto read = readReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
+        QVERIFY(read);
+        const auto snapshot = std::make_shared<const Report>(std::move(read).value());
+        const Report* report = snapshot.get();
         GraphPanel panel;
         panel.resize(1200, 800);
-        panel.setReport(&report.value());
+        panel.setReport(report, analyzeReport(snapshot));
         panel.showBackend("inductor");
         panel.show();
         QVERIFY(panel.sideBySide());
@@ -42,7 +44,7 @@ private slots:
         double sum = 0;
         for (const auto& h : after->heat())
             sum += h.share;
-        const auto* run = report.value().findBackend("inductor");
+        const auto* run = report->findBackend("inductor");
         const TimeAttribution time = attributeKernelTime(*run);
         QVERIFY(std::abs(sum - (1 - time.unattributedNs / time.tracedNs)) < 1e-9);
 

@@ -70,7 +70,8 @@ BackendRun okRun(const std::string& name, std::vector<double> compiled, double c
     run.compiledSamplesMs = std::move(compiled);
     run.peakMemoryBytes = 1 << 20;
     run.memoryMethod = "profiler-allocator-peak";
-    run.accuracy = Accuracy{1e-6, 1e-5, 0.999999, 1e-7, true, "allclose", 1e-2, "bf16", "pass", ""};
+    run.accuracy =
+        Accuracy{1e-6, 1e-5, 0.999999, 1e-7, true, "allclose", 1e-2, "bf16", "pass", "", std::nullopt};
     run.workload = Workload{"training", "bf16", {}, {}};
     return run;
 }
@@ -100,7 +101,7 @@ Report workloadReport(const QString& sourceFile) {
     training.compileForwardSeconds = 2.5;
     training.compileBackwardSeconds = 4.25;
     training.gradientAccuracy =
-        Accuracy{2e-4, 3e-3, 0.9999, 1e-4, true, "allclose", 1e-2, "bf16", "pass", ""};
+        Accuracy{2e-4, 3e-3, 0.9999, 1e-4, true, "allclose", 1e-2, "bf16", "pass", "", std::nullopt};
     training.worstParameter = "encoder.0.weight";
     inductor.training = training;
     ShapeStudy study;

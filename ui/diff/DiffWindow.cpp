@@ -20,7 +20,6 @@
 #include <QPointer>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace fusescope {
@@ -130,7 +129,8 @@ DiffWindow::DiffWindow(QWidget* parent)
 bool DiffWindow::setReports(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b,
                             const QString& labelA, const QString& labelB, const QString& backend,
                             const QString& backendB) {
-    ++m_loadTicket; // supersedes a load in flight
+    m_loadTicket = 0; // supersedes a load in flight
+    disconnect(m_loadConnection);
     setLoading(false);
     auto diff = diffReports(*a, *b, backend.toStdString(), backendB.toStdString(), labelA.toStdString(),
                             labelB.toStdString());
@@ -148,59 +148,44 @@ void DiffWindow::setLoading(bool loading) {
         unsetCursor();
 }
 
-void DiffWindow::loadReports(const QString& pathA, const QString& pathB, const QString& backend,
-                             const QString& backendB) {
-    const quint64 ticket = ++m_loadTicket;
+void DiffWindow::loadReports(Engine& engine, const QString& pathA, const QString& pathB,
+                             const QString& backend, const QString& backendB) {
     const QString labelA = QFileInfo(pathA).fileName(), labelB = QFileInfo(pathB).fileName();
     setLoading(true);
     m_titleA->setText(tr("A: %1 (loading...)").arg(labelA));
     m_titleB->setText(tr("B: %1 (loading...)").arg(labelB));
     m_summary->setText(tr("Loading %1 and %2...").arg(labelA, labelB));
-    struct Loaded {
-        std::shared_ptr<const Report> a, b;
-        QStringList errors;
-        std::optional<Result<ReportDiff>> diff;
-    };
-    QPointer<DiffWindow> self(this);
-    const std::string fileA = QFile::encodeName(pathA).toStdString(),
-                      fileB = QFile::encodeName(pathB).toStdString();
-    const std::string nameA = backend.toStdString(), nameB = backendB.toStdString();
-    QThreadPool::globalInstance()->start([=] {
-        auto out = std::make_shared<Loaded>();
-        auto read = [&](const std::string& path, const QString& side) -> std::shared_ptr<const Report> {
-            auto report = readReport(path);
-            if (!report) {
-                out->errors << QObject::tr("%1: %2").arg(side,
-                                                         QString::fromStdString(report.error().message));
-                return nullptr;
-            }
-            return std::make_shared<const Report>(std::move(report).value());
-        };
-        out->a = read(fileA, QStringLiteral("A"));
-        out->b = read(fileB, QStringLiteral("B"));
-        if (out->a && out->b)
-            out->diff =
-                diffReports(*out->a, *out->b, nameA, nameB, labelA.toStdString(), labelB.toStdString());
-        // Back on the UI thread; a window closed meanwhile, or a newer load, drops the result.
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, ticket, out, labelA, labelB] {
-                if (!self || self->m_loadTicket != ticket)
-                    return;
-                self->setLoading(false);
-                if (!out->diff) {
-                    const QString error = out->errors.join("\n");
-                    self->m_titleA->setText(tr("A: %1").arg(labelA));
-                    self->m_titleB->setText(tr("B: %1").arg(labelB));
-                    self->m_summary->setText(error);
-                    emit self->loaded(false, error);
-                    return;
-                }
-                const bool ok = self->applyDiff(out->a, out->b, labelA, labelB, std::move(*out->diff));
-                emit self->loaded(ok, ok ? QString() : self->summaryText());
-            },
-            Qt::QueuedConnection);
-    });
+    // Answers come back on this window's thread; one for an older load (or another window) is
+    // dropped by its ticket, and closing the window disconnects it.
+    disconnect(m_loadConnection);
+    m_loadConnection = connect(&engine, &Engine::diffLoaded, this,
+                               [this, labelA, labelB](quint64 ticket, const DiffLoadSnapshot& load) {
+                                   if (ticket != m_loadTicket)
+                                       return;
+                                   disconnect(m_loadConnection);
+                                   setLoading(false);
+                                   if (!load->diff) {
+                                       QStringList errors;
+                                       for (const auto& e : load->errors)
+                                           errors << QString::fromStdString(e);
+                                       const QString error = errors.join("\n");
+                                       m_titleA->setText(tr("A: %1").arg(labelA));
+                                       m_titleB->setText(tr("B: %1").arg(labelB));
+                                       m_summary->setText(error);
+                                       emit loaded(false, error);
+                                       return;
+                                   }
+                                   const bool ok = applyDiff(load->a, load->b, labelA, labelB, *load->diff);
+                                   emit loaded(ok, ok ? QString() : summaryText());
+                               });
+    DiffRequest request;
+    request.pathA = QFile::encodeName(pathA).toStdString();
+    request.pathB = QFile::encodeName(pathB).toStdString();
+    request.backendA = backend.toStdString();
+    request.backendB = backendB.toStdString();
+    request.labelA = labelA.toStdString();
+    request.labelB = labelB.toStdString();
+    m_loadTicket = engine.loadDiff(std::move(request));
 }
 
 bool DiffWindow::applyDiff(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b,
@@ -428,36 +413,7 @@ QString DiffWindow::summaryText() const {
     return m_summary->text();
 }
 
-DiffWindow* openDiffWindow(const QString& pathA, const QString& pathB, QWidget* parent, QString* error,
-                           const QString& backend, const QString& backendB) {
-    auto read = [error](const QString& path) -> std::shared_ptr<const Report> {
-        auto report = readReport(QFile::encodeName(path).toStdString());
-        if (!report) {
-            *error = QString::fromStdString(report.error().message);
-            return nullptr;
-        }
-        return std::make_shared<const Report>(std::move(report).value());
-    };
-    auto a = read(pathA);
-    if (!a)
-        return nullptr;
-    auto b = read(pathB);
-    if (!b)
-        return nullptr;
-    auto* window = new DiffWindow(parent);
-    window->setWindowFlag(Qt::Window);
-    window->setAttribute(Qt::WA_DeleteOnClose);
-    if (!window->setReports(a, b, QFileInfo(pathA).fileName(), QFileInfo(pathB).fileName(), backend,
-                            backendB)) {
-        *error = window->summaryText();
-        delete window;
-        return nullptr;
-    }
-    window->resize(1400, 900);
-    return window;
-}
-
-void openDiffDialog(QWidget* parent, const QString& current) {
+void openDiffDialog(QWidget* parent, Engine& engine, const QString& current) {
     const QString filter = QObject::tr("FuseScope reports (*.fscope)");
     const QString a = QFileDialog::getOpenFileName(parent, QObject::tr("Compare: report A (the baseline)"),
                                                    current, filter);
@@ -477,7 +433,7 @@ void openDiffDialog(QWidget* parent, const QString& current) {
             QMessageBox::warning(window, QObject::tr("Compare reports"), error);
     });
     window->show();
-    window->loadReports(a, b);
+    window->loadReports(engine, a, b);
 }
 
 } // namespace fusescope

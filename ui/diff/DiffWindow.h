@@ -1,6 +1,7 @@
 #pragma once
 
 #include "analysis/RunDiff.h"
+#include "engine/Engine.h"
 
 #include <QHash>
 #include <QWidget>
@@ -26,11 +27,11 @@ public:
     // Returns false and shows why when they cannot be compared.
     bool setReports(std::shared_ptr<const Report> a, std::shared_ptr<const Report> b, const QString& labelA,
                     const QString& labelB, const QString& backend = {}, const QString& backendB = {});
-    // Reads both report files and computes their diff off the UI thread (the global thread pool),
+    // Reads both report files and computes their diff on `engine`'s thread (Engine::loadDiff),
     // showing a loading state meanwhile; then shows it as setReports does and emits loaded(). A
     // file that cannot be read is named in the error, each of the two on its own line. A later
-    // call supersedes one still loading.
-    void loadReports(const QString& pathA, const QString& pathB, const QString& backend = {},
+    // call supersedes one still loading. `engine` must outlive the load.
+    void loadReports(Engine& engine, const QString& pathA, const QString& pathB, const QString& backend = {},
                      const QString& backendB = {});
     bool isLoading() const { return m_loading; }
 
@@ -59,7 +60,8 @@ private:
     void paintMarks(bool sideB);
     void selectRow(int row);
 
-    quint64 m_loadTicket = 0;
+    quint64 m_loadTicket = 0; // the engine's ticket of the load in flight, 0 when none
+    QMetaObject::Connection m_loadConnection;
     bool m_loading = false;
     std::shared_ptr<const Report> m_a;
     std::shared_ptr<const Report> m_b;
@@ -84,14 +86,9 @@ private:
     QList<QPair<QStringList, QStringList>> m_rows; // row -> (A ids, B ids)
 };
 
-// Reads both reports and opens a DiffWindow on them (a top-level window deleted on close); nullptr
-// and `error` (naming the file) when either cannot be read or nothing can be compared. Reads on the
-// calling thread: for a command line before the event loop runs; a live UI uses loadReports.
-DiffWindow* openDiffWindow(const QString& pathA, const QString& pathB, QWidget* parent, QString* error,
-                           const QString& backend = {}, const QString& backendB = {});
 // File > Compare Reports...: asks for A (starting at `current`, the open report, when set) and B,
-// then opens the window at once and loads both off the UI thread (loadReports); a failure is shown
-// in the window and in a message box.
-void openDiffDialog(QWidget* parent, const QString& current = {});
+// then opens the window at once and loads both on the engine's thread (loadReports); a failure is
+// shown in the window and in a message box.
+void openDiffDialog(QWidget* parent, Engine& engine, const QString& current = {});
 
 } // namespace fusescope

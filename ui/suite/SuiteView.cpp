@@ -2,20 +2,18 @@
 
 #include "SuiteModel.h"
 
-#include <QCoreApplication>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThreadPool>
 #include <QVBoxLayout>
 
 namespace fusescope {
 
-SuiteView::SuiteView(QWidget* parent)
+SuiteView::SuiteView(Engine& engine, QWidget* parent)
     : QWidget(parent)
+    , m_engine(engine)
     , m_model(new SuiteModel(this))
     , m_table(new QTableView)
     , m_title(new QLabel)
@@ -35,43 +33,37 @@ SuiteView::SuiteView(QWidget* parent)
     layout->addWidget(m_verdict);
     connect(m_table, &QTableView::clicked, this, &SuiteView::activate);
     connect(m_table, &QTableView::activated, this, &SuiteView::activate);
+    connect(&engine, &Engine::suiteLoaded, this, &SuiteView::showSuite);
 }
 
 void SuiteView::openDir(const QString& dir) {
     m_dir = dir;
-    const int generation = ++m_generation;
     m_title->setText(tr("Reading the sweep in %1...").arg(dir));
-    QPointer<SuiteView> self(this);
-    const std::string path = dir.toStdString();
-    // Reading every job's report can take a while: never on the UI thread.
-    QThreadPool::globalInstance()->start([self, generation, path] {
-        auto suite = std::make_shared<Result<Suite>>(loadSuite(path));
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, generation, suite] {
-                if (!self || generation != self->m_generation)
-                    return; // closed, or another folder opened meanwhile
-                if (!*suite) {
-                    self->m_title->setText(QString::fromStdString(suite->error().message));
-                    emit self->failed(QString::fromStdString(suite->error().message));
-                    return;
-                }
-                Suite s = std::move(suite->value());
-                const QString name = QString::fromStdString(s.name.empty() ? s.dir : s.name);
-                self->m_title->setText(tr("Suite %1: %2 jobs, %3 backends (%4)")
-                                           .arg(name)
-                                           .arg(s.jobs.size())
-                                           .arg(s.backendNames.size())
-                                           .arg(self->m_dir));
-                QString verdict = QString::fromStdString(s.verdict);
-                for (const auto& note : s.notes)
-                    verdict += "\n" + tr("Note: %1").arg(QString::fromStdString(note));
-                self->m_verdict->setText(verdict);
-                self->m_model->setSuite(std::move(s));
-                emit self->loaded();
-            },
-            Qt::QueuedConnection);
-    });
+    // Reading every job's report can take a while: on the engine's thread, never on the UI thread.
+    m_ticket = m_engine.loadSuite(dir.toStdString());
+}
+
+void SuiteView::showSuite(quint64 ticket, const SuiteSnapshot& suite) {
+    if (ticket != m_ticket)
+        return; // another view's folder, or another folder opened meanwhile
+    if (!*suite) {
+        m_title->setText(QString::fromStdString(suite->error().message));
+        emit failed(QString::fromStdString(suite->error().message));
+        return;
+    }
+    const Suite& s = suite->value();
+    const QString name = QString::fromStdString(s.name.empty() ? s.dir : s.name);
+    m_title->setText(tr("Suite %1: %2 jobs, %3 backends (%4)")
+                         .arg(name)
+                         .arg(s.jobs.size())
+                         .arg(s.backendNames.size())
+                         .arg(m_dir));
+    QString verdict = QString::fromStdString(s.verdict);
+    for (const auto& note : s.notes)
+        verdict += "\n" + tr("Note: %1").arg(QString::fromStdString(note));
+    m_verdict->setText(verdict);
+    m_model->setSuite(s); // the grid's own copy: a summary of the folder, small
+    emit loaded();
 }
 
 void SuiteView::activate(const QModelIndex& index) {
@@ -87,13 +79,13 @@ bool isSweepDir(const QString& path) {
     return info.isDir() && QFileInfo::exists(path + "/sweep.json");
 }
 
-SuiteView* showSuiteTab(QTabWidget* tabs, const QString& dir,
+SuiteView* showSuiteTab(QTabWidget* tabs, Engine& engine, const QString& dir,
                         std::function<void(const QString&)> openReport) {
     SuiteView* view = nullptr;
     for (int i = 0; i < tabs->count() && !view; ++i)
         view = qobject_cast<SuiteView*>(tabs->widget(i));
     if (!view) {
-        view = new SuiteView;
+        view = new SuiteView(engine);
         tabs->addTab(view, QObject::tr("Suite"));
         QObject::connect(view, &SuiteView::reportRequested, view, [tabs, openReport](const QString& path) {
             openReport(path);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine/Engine.h"
+
 #include <QWidget>
 #include <functional>
 
@@ -12,12 +14,13 @@ namespace fusescope {
 class SuiteModel;
 
 // The Suite view of a sweep folder (docs/sweeps.md): the models x backends grid, per-backend
-// totals and the suite's verdict. The folder is read off the UI thread; clicking a job's cell
-// asks for its report to open in the normal tabs.
+// totals and the suite's verdict. The folder is read on the engine's thread (Engine::loadSuite);
+// clicking a job's cell asks for its report to open in the normal tabs.
 class SuiteView : public QWidget {
     Q_OBJECT
 public:
-    explicit SuiteView(QWidget* parent = nullptr);
+    // `engine` reads the folders; it must outlive the view.
+    explicit SuiteView(Engine& engine, QWidget* parent = nullptr);
 
     // Starts reading DIR/sweep.json and the reports; `loaded` or `failed` follows.
     void openDir(const QString& dir);
@@ -32,21 +35,24 @@ signals:
 
 private:
     void activate(const QModelIndex& index);
+    void showSuite(quint64 ticket, const SuiteSnapshot& suite);
 
+    Engine& m_engine;
     SuiteModel* m_model;
     QTableView* m_table;
     QLabel* m_title;
     QLabel* m_verdict;
     QString m_dir;
-    int m_generation = 0;
+    quint64 m_ticket = 0; // the engine's ticket of the folder being read
 };
 
 // True when `path` is a sweep folder (it has sweep.json).
 bool isSweepDir(const QString& path);
 
 // The main window's hook: shows the Suite tab of `tabs` (added last when missing; the other tabs
-// keep their indices) on
-// `dir`; a click on a job calls openReport with its report's path and shows tab 0 (Comparison).
-SuiteView* showSuiteTab(QTabWidget* tabs, const QString& dir, std::function<void(const QString&)> openReport);
+// keep their indices) on `dir`, read by `engine`; a click on a job calls openReport with its
+// report's path and shows tab 0 (Comparison).
+SuiteView* showSuiteTab(QTabWidget* tabs, Engine& engine, const QString& dir,
+                        std::function<void(const QString&)> openReport);
 
 } // namespace fusescope

@@ -100,37 +100,38 @@ QString TracePanel::backendName(int index) const {
     return QString::fromStdString(m_report->backends[static_cast<size_t>(index)].name);
 }
 
-std::shared_ptr<const KernelTrace> TracePanel::traceOf(int index) {
-    if (!m_report || index < 0 || index >= static_cast<int>(m_report->backends.size()))
-        return nullptr;
-    const auto& trace = m_report->backends[static_cast<size_t>(index)].trace;
-    if (!trace)
-        return nullptr;
-    auto& cached = m_traces[index];
-    if (!cached)
-        cached = std::make_shared<const KernelTrace>(*trace);
-    return cached;
+RunViewSnapshot TracePanel::viewAt(int index) const {
+    return index >= 0 && index < static_cast<int>(m_views.size()) ? m_views[static_cast<size_t>(index)]
+                                                                  : nullptr;
 }
 
-void TracePanel::setReport(const Report* report) {
+std::shared_ptr<const KernelTrace> TracePanel::traceAt(int index) const {
+    return traceOf(viewAt(index));
+}
+
+void TracePanel::setReport(const Report* report, RunViews views) {
     m_report = report;
-    m_traces.clear();
+    m_views = std::move(views);
+    m_views.resize(report ? report->backends.size() : 0);
     m_shown = -1;
     m_compared = -1;
     fillPickers();
     // The first backend that has a trace, so the tab is not empty when one exists.
     for (int i = 0; report && i < static_cast<int>(report->backends.size()); ++i)
-        if (report->backends[static_cast<size_t>(i)].trace) {
+        if (traceAt(i)) {
             showBackend(i);
             return;
         }
     refresh();
 }
 
-void TracePanel::backendChanged(int index) {
-    m_traces.erase(index);
+void TracePanel::backendChanged(int index, RunViewSnapshot view) {
+    if (index < 0 || !m_report || index >= static_cast<int>(m_report->backends.size()))
+        return;
+    m_views.resize(m_report->backends.size());
+    m_views[static_cast<size_t>(index)] = std::move(view);
     fillPickers();
-    if (m_shown < 0 && traceOf(index))
+    if (m_shown < 0 && traceAt(index))
         m_shown = index;
     if (index == m_shown || index == m_compared)
         refresh();
@@ -143,7 +144,7 @@ void TracePanel::fillPickers() {
     m_comparePicker->addItem(tr("(none)"), -1);
     const int n = m_report ? static_cast<int>(m_report->backends.size()) : 0;
     for (int i = 0; i < n; ++i) {
-        const bool hasTrace = m_report->backends[static_cast<size_t>(i)].trace.has_value();
+        const bool hasTrace = traceAt(i) != nullptr;
         const QString label = hasTrace ? backendName(i) : tr("%1 (no trace)").arg(backendName(i));
         for (QComboBox* picker : {m_backendPicker, m_comparePicker}) {
             picker->addItem(label, i);
@@ -175,17 +176,15 @@ void TracePanel::refresh() {
     m_comparePicker->setCurrentIndex(std::max(0, m_comparePicker->findData(m_compared)));
     m_updatingPickers = false;
 
-    const auto shown = traceOf(m_shown);
-    const auto compared = traceOf(m_compared);
+    const auto shown = traceAt(m_shown);
+    const auto compared = traceAt(m_compared);
     m_timelines->setTraces(shown, backendName(m_shown), compared, backendName(m_compared));
     // Per kernel name, the graph nodes its groups came from (by name and launch order).
     QHash<QString, int> nodes;
     bool linkable = false;
-    if (shown) {
-        const auto& run = m_report->backends[static_cast<size_t>(m_shown)];
-        const auto stages = afterFusionStages(run);
-        linkable = !stages.empty();
-        for (const auto& [name, refs] : linkKernelsToGroups(*shown, stages).groups) {
+    if (const auto view = viewAt(m_shown); shown && view->links) {
+        linkable = !afterFusionStages(*view->run).empty();
+        for (const auto& [name, refs] : view->links->groups) {
             std::set<std::string> covered;
             for (const auto& ref : refs)
                 for (const auto& g : ref.stage->groups)
@@ -268,11 +267,12 @@ void TracePanel::exportWithDialog(bool chrome) {
 }
 
 void TracePanel::subscribe(const ReportModel* model) {
-    auto reset = [this, model] { setReport(&model->report()); };
+    auto reset = [this, model] { setReport(&model->report(), model->runViews()); };
     reset();
     connect(model, &ReportModel::reportReset, this, reset);
-    connect(model, &ReportModel::backendAdded, this, &TracePanel::backendChanged);
-    connect(model, &ReportModel::backendFinished, this, &TracePanel::backendChanged);
+    auto changed = [this, model](int row) { backendChanged(row, model->runView(row)); };
+    connect(model, &ReportModel::backendAdded, this, changed);
+    connect(model, &ReportModel::backendFinished, this, changed);
 }
 
 } // namespace fusescope

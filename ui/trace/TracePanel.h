@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/RunView.h"
 #include "model/Report.h"
 
 #include <QWidget>
@@ -30,9 +31,11 @@ public:
     // Follows `model` from now on (ReportModel.h): re-reads the report on reportReset and the
     // backend each signal names.
     void subscribe(const ReportModel* model);
-    // The report is owned elsewhere; call backendChanged() when a backend's trace arrives.
-    void setReport(const Report* report);
-    void backendChanged(int index);
+    // The report is owned elsewhere; `views` are its rows' runs with their derived records
+    // (ReportModel::runViews(), analyzeReport()). Call backendChanged() with a row's new view when
+    // its trace arrives.
+    void setReport(const Report* report, RunViews views);
+    void backendChanged(int index, RunViewSnapshot view);
 
     void showBackend(int index);
     // A second backend under the first, -1 for none.
@@ -56,14 +59,15 @@ signals:
 private:
     void fillPickers();
     void refresh();
-    std::shared_ptr<const KernelTrace> traceOf(int index);
+    std::shared_ptr<const KernelTrace> traceAt(int index) const;
+    RunViewSnapshot viewAt(int index) const;
     QString backendName(int index) const;
     void exportWithDialog(bool chrome);
 
     const Report* m_report = nullptr;
-    // Copies of the report's traces handed to the views: the report may be replaced or grow
-    // while a view still paints, and the views keep their own reference.
-    std::map<int, std::shared_ptr<const KernelTrace>> m_traces;
+    // The rows' snapshots: the timelines get pointers into them (traceOf() keeps a view alive),
+    // so the report may be replaced or grow while a view still paints, and nothing is copied.
+    RunViews m_views;
     int m_shown = -1;
     int m_compared = -1;
     bool m_updatingPickers = false;
