@@ -36,6 +36,16 @@ struct DiffOptions {
     bool json = false;
 };
 
+// `check NEW --baseline OLD` (docs/ci.md): reports, or sweep folders job by job.
+struct CheckOptions {
+    std::string candidate;
+    std::string baseline;
+    double maxSlowdownPct = 5;
+    double maxCompileGrowthPct = 25;
+    std::string markdown; // write the Markdown summary here
+    std::string junit;    // write JUnit XML here
+};
+
 // `import INPUT --out R.fscope` (docs/import.md).
 struct ImportOptions {
     std::string input;
@@ -56,6 +66,8 @@ int runShow(const std::string& path, bool json, const SummaryOptions& summary);
 int runShowTime(const std::string& path, const std::string& by, const std::string& backend, bool json);
 int runBackends(bool json);
 int runDiff(const DiffOptions& options);
+// Exit codes kCheckPass, kCheckRegressed, kCheckUnusable (ExitCodes.h, docs/ci.md).
+int runCheck(const CheckOptions& options);
 // Needs a QGuiApplication (fonts); main() creates one for this command.
 int runExport(const ExportOptions& options);
 

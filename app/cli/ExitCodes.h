@@ -14,4 +14,14 @@ enum ExitCode : int {
                         // is not a file, not UTF-8, not writable, or the model itself as --out
 };
 
+// `fusescope-cli check` (docs/ci.md), a contract CI scripts rely on: 0 nothing regressed beyond
+// the thresholds and the noise, 1 something did (each regression named), 2 unusable input (a file
+// or folder that cannot be read, nothing in common to compare, an output that cannot be written).
+// A bad command line is kExitUsage, as for every command.
+enum CheckExitCode : int {
+    kCheckPass = 0,
+    kCheckRegressed = 1,
+    kCheckUnusable = 2,
+};
+
 } // namespace fusescope::cli

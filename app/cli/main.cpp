@@ -243,6 +243,32 @@ int main(int argc, char** argv) {
                      "B's backend to compare with A's --backend, e.g. two backends of one report");
     diff->add_flag("--json", diffOptions.json, "Print JSON (docs/diff.md)");
 
+    CheckOptions checkOptions;
+    auto* check = cli.add_subcommand(
+        "check", "Gate a report on a baseline for CI: exit 1 naming each regression beyond the thresholds "
+                 "and the noise, 2 on unusable input (docs/ci.md)");
+    check->add_option("new", checkOptions.candidate, "The new report (or sweep folder)")->required();
+    check
+        ->add_option("--baseline", checkOptions.baseline,
+                     "The report (or sweep folder) it must not regress from")
+        ->required();
+    check
+        ->add_option("--max-slowdown", checkOptions.maxSlowdownPct,
+                     "Slowdown allowed, in percent: a backend regresses when its latency ratio's whole 95 % "
+                     "interval lies above 1 + PCT/100")
+        ->check(numberIn(0.0, 1000.0))
+        ->type_name("PCT")
+        ->capture_default_str();
+    check
+        ->add_option("--max-compile-growth", checkOptions.maxCompileGrowthPct,
+                     "Compile-time growth allowed, in percent")
+        ->check(numberIn(0.0, 100000.0))
+        ->type_name("PCT")
+        ->capture_default_str();
+    check->add_option("--markdown", checkOptions.markdown,
+                      "Also write the verdict as Markdown (a PR comment) here");
+    check->add_option("--junit", checkOptions.junit, "Also write the checks as JUnit XML here");
+
     ImportOptions importOptions;
     auto* imp = cli.add_subcommand(
         "import", "Read a TORCH_TRACE directory or .log (or another supported log/trace) into a report");
@@ -403,6 +429,16 @@ int main(int argc, char** argv) {
         return runBackends(backendsJson);
     if (*imp)
         return runImport(importOptions);
+    if (*check) {
+        for (const std::string* out : {&checkOptions.markdown, &checkOptions.junit})
+            if (!out->empty())
+                if (auto bad = files::checkOutputPath(*out, {{checkOptions.candidate, "the new report"},
+                                                             {checkOptions.baseline, "the baseline"}})) {
+                    std::fprintf(stderr, "error: %s\n", bad->message.c_str());
+                    return kExitUsage;
+                }
+        return runCheck(checkOptions);
+    }
     if (*diff) {
         if (!diffOptions.backendB.empty() && diffOptions.backend.empty()) {
             std::fprintf(stderr, "error: --backend-b needs --backend (A's backend to compare it with)\n");
