@@ -43,7 +43,8 @@ std::string breakList(const std::vector<GraphBreak>& breaks, size_t limit = 3) {
     std::string out;
     for (size_t i = 0; i < breaks.size() && i < limit; ++i) {
         const auto& b = breaks[i];
-        out += (i ? "; " : "") + b.reason + (b.file.empty() ? "" : " at " + b.file + ":" + std::to_string(b.line));
+        out += (i ? "; " : "") + b.reason +
+               (b.file.empty() ? "" : " at " + b.file + ":" + std::to_string(b.line));
     }
     if (breaks.size() > limit)
         out += "; +" + std::to_string(breaks.size() - limit) + " more";
@@ -72,7 +73,8 @@ struct Gate {
     void reportWarnings(const Report& report, const std::string& side) {
         for (const auto& w : fusescope::reportWarnings(report))
             if (doubtsSamples(w.code))
-                out.warned.push_back((scope.empty() ? "" : scope + ": ") + side + ": " + w.code + ": " + w.message);
+                out.warned.push_back((scope.empty() ? "" : scope + ": ") + side + ": " + w.code + ": " +
+                                     w.message);
     }
 
     void latency(const BackendDiff& d, const std::string& name) {
@@ -85,7 +87,8 @@ struct Gate {
         const std::string ratio = "latency new/baseline " + format::ratio(r.ratio) + " (95% CI " +
                                   (r.low ? format::ratio(*r.low) : std::string("unbounded")) + " to " +
                                   (r.high ? format::ratio(*r.high) : std::string("unbounded")) + ", " +
-                                  std::to_string(r.samplesA) + " vs " + std::to_string(r.samplesB) + " samples)";
+                                  std::to_string(r.samplesA) + " vs " + std::to_string(r.samplesB) +
+                                  " samples)";
         if (d.verdict == DiffVerdict::Slower && r.low && *r.low > limit) {
             add(name, "latency", CheckOutcome::Regression,
                 name + " is slower: " + ratio + ", beyond the " + thresholdPct(thresholds.maxSlowdownPct) +
@@ -97,7 +100,8 @@ struct Gate {
                 name + " may be slower, but not beyond the " + thresholdPct(thresholds.maxSlowdownPct) +
                     " allowed with 95% confidence: " + ratio + ".");
         } else {
-            add(name, "latency", CheckOutcome::Pass, name + ": " + ratio + ": no regression beyond the noise.");
+            add(name, "latency", CheckOutcome::Pass,
+                name + ": " + ratio + ": no regression beyond the noise.");
         }
         if (d.eagerRatio && std::abs(*d.eagerRatio - 1.0) > 0.05)
             out.warned.push_back(where("both", name) + ": eager moved too (new/baseline " +
@@ -109,7 +113,9 @@ struct Gate {
         if (!d.accuracyA || !d.accuracyB) {
             add(name, "accuracy", CheckOutcome::NotCompared,
                 name + ": accuracy was not measured in " +
-                    (!d.accuracyA && !d.accuracyB ? "either report" : !d.accuracyA ? "the baseline" : "the new report") +
+                    (!d.accuracyA && !d.accuracyB ? "either report"
+                     : !d.accuracyA               ? "the baseline"
+                                                  : "the new report") +
                     ".");
             return;
         }
@@ -119,7 +125,8 @@ struct Gate {
                 name + ": accuracy went from pass to " + b +
                     (d.accuracyB->reason.empty() ? "" : " (" + d.accuracyB->reason + ")") + ".");
         else if (a != "pass" && b == "pass")
-            add(name, "accuracy", CheckOutcome::Improvement, name + ": accuracy went from " + a + " to pass.");
+            add(name, "accuracy", CheckOutcome::Improvement,
+                name + ": accuracy went from " + a + " to pass.");
         else
             add(name, "accuracy", CheckOutcome::Pass, name + ": accuracy " + a + " -> " + b + ".");
     }
@@ -130,10 +137,12 @@ struct Gate {
             return;
         }
         const double growth = *d.compileRatio - 1;
-        const std::string text = "compile time new/baseline " + format::ratio(*d.compileRatio) + " (" + pct(growth) + ")";
+        const std::string text =
+            "compile time new/baseline " + format::ratio(*d.compileRatio) + " (" + pct(growth) + ")";
         if (growth * 100 > thresholds.maxCompileGrowthPct)
             add(name, "compile", CheckOutcome::Regression,
-                name + ": " + text + ", beyond the " + thresholdPct(thresholds.maxCompileGrowthPct) + " allowed.");
+                name + ": " + text + ", beyond the " + thresholdPct(thresholds.maxCompileGrowthPct) +
+                    " allowed.");
         else if (-growth * 100 > thresholds.maxCompileGrowthPct)
             add(name, "compile", CheckOutcome::Improvement, name + ": " + text + ".");
         else
@@ -144,11 +153,12 @@ struct Gate {
         const auto& b = d.breaks;
         if (!b.added.empty())
             add(name, "graph_breaks", CheckOutcome::Regression,
-                name + ": " + std::to_string(b.added.size()) + " new graph break(s): " + breakList(b.added) + ".");
+                name + ": " + std::to_string(b.added.size()) + " new graph break(s): " + breakList(b.added) +
+                    ".");
         else if (!b.removed.empty())
             add(name, "graph_breaks", CheckOutcome::Improvement,
-                name + ": " + std::to_string(b.removed.size()) + " graph break(s) gone: " + breakList(b.removed) +
-                    ".");
+                name + ": " + std::to_string(b.removed.size()) +
+                    " graph break(s) gone: " + breakList(b.removed) + ".");
         else
             add(name, "graph_breaks", CheckOutcome::Pass, name + ": no new graph breaks.");
     }
@@ -165,11 +175,14 @@ struct Gate {
             add(name, "kernels", CheckOutcome::Regression, text + ".");
         } else if (k.matched.empty() && k.changed.empty()) {
             add(name, "kernels", CheckOutcome::NotCompared,
-                name + ": no kernels after fusion to compare (the backend does not fuse, or a side has no stages).");
+                name + ": no kernels after fusion to compare (the backend does not fuse, or a side has no "
+                       "stages).");
         } else {
             add(name, "kernels", CheckOutcome::Pass,
                 name + ": " + std::to_string(k.matched.size()) + " kernels matched, none added or removed" +
-                    (k.changed.empty() ? "" : " (" + std::to_string(k.changed.size()) + " fused differently)") + ".");
+                    (k.changed.empty() ? ""
+                                       : " (" + std::to_string(k.changed.size()) + " fused differently)") +
+                    ".");
         }
     }
 
@@ -180,8 +193,10 @@ struct Gate {
         const bool ranA = d.statusA == RunStatus::Ok, ranB = d.statusB == RunStatus::Ok;
         if (ranA && !ranB) {
             add(name, "status", CheckOutcome::Regression,
-                name + " stopped running: " + toString(d.statusA) + " in the baseline, " + toString(d.statusB) +
-                    (b.error ? " (" + b.error->code + ": " + b.error->message + ")" : std::string()) + " now.");
+                name + " stopped running: " + toString(d.statusA) + " in the baseline, " +
+                    toString(d.statusB) +
+                    (b.error ? " (" + b.error->code + ": " + b.error->message + ")" : std::string()) +
+                    " now.");
             return; // nothing else to compare
         }
         if (!ranA && ranB)
@@ -189,7 +204,8 @@ struct Gate {
                 name + " runs now: " + toString(d.statusA) + " in the baseline, ok now.");
         else if (!ranA)
             add(name, "status", CheckOutcome::NotCompared,
-                name + " ran in neither: " + toString(d.statusA) + " in the baseline, " + toString(d.statusB) + " now.");
+                name + " ran in neither: " + toString(d.statusA) + " in the baseline, " +
+                    toString(d.statusB) + " now.");
         else
             add(name, "status", CheckOutcome::Pass, name + " runs in both.");
         if (!ranA || !ranB)
@@ -220,13 +236,15 @@ struct Gate {
         for (const auto& name : diff.value().onlyA) {
             const BackendRun* a = baseline.findBackend(name);
             if (a && a->status == RunStatus::Ok)
-                add(name, "status", CheckOutcome::Regression, name + " ran in the baseline and is missing from the new report.");
+                add(name, "status", CheckOutcome::Regression,
+                    name + " ran in the baseline and is missing from the new report.");
             else
                 out.notes.push_back((scope.empty() ? "" : scope + ": ") + name +
                                     ": only in the baseline, where it did not run either.");
         }
         for (const auto& name : diff.value().onlyB)
-            out.notes.push_back((scope.empty() ? "" : scope + ": ") + name + ": new in this report, no baseline to compare.");
+            out.notes.push_back((scope.empty() ? "" : scope + ": ") + name +
+                                ": new in this report, no baseline to compare.");
     }
 };
 
@@ -288,13 +306,15 @@ Result<GateResult> gateSweeps(const std::string& baselineDir, const std::string&
                 gate.add(job.label(), "job", CheckOutcome::Regression,
                          "job " + job.id + " (" + job.label() + ") is missing from the new sweep.");
             else
-                out.notes.push_back(job.id + ": in the baseline without a report, missing from the new sweep.");
+                out.notes.push_back(job.id +
+                                    ": in the baseline without a report, missing from the new sweep.");
             continue;
         }
         const auto& reportB = b.value().reports[j];
         if (reportA && !reportB) {
             gate.add(job.label(), "job", CheckOutcome::Regression,
-                     "job " + job.id + " (" + job.label() + ") has no report in the new sweep: " + jobsB[j].status +
+                     "job " + job.id + " (" + job.label() +
+                         ") has no report in the new sweep: " + jobsB[j].status +
                          (jobsB[j].reason.empty() ? "" : " (" + jobsB[j].reason + ")") + ".");
             continue;
         }
@@ -383,17 +403,19 @@ std::string escapeXml(const std::string& text) {
 namespace {
 
 std::string verdictLine(const GateResult& r) {
-    const int regressions = r.count(CheckOutcome::Regression), improvements = r.count(CheckOutcome::Improvement);
+    const int regressions = r.count(CheckOutcome::Regression),
+              improvements = r.count(CheckOutcome::Improvement);
     std::string line = r.passed() ? "PASS" : "FAIL";
-    line += ": " + std::to_string(regressions) + " regression(s), " + std::to_string(improvements) + " improvement(s)";
+    line += ": " + std::to_string(regressions) + " regression(s), " + std::to_string(improvements) +
+            " improvement(s)";
     if (!r.warned.empty())
         line += "; the verdict rests on warned samples";
     return line;
 }
 
 std::string thresholdsLine(const GateThresholds& t) {
-    return "thresholds: slowdown " + thresholdPct(t.maxSlowdownPct) + " beyond the 95% interval, compile growth " +
-           thresholdPct(t.maxCompileGrowthPct);
+    return "thresholds: slowdown " + thresholdPct(t.maxSlowdownPct) +
+           " beyond the 95% interval, compile growth " + thresholdPct(t.maxCompileGrowthPct);
 }
 
 std::string qualified(const GateCheck& c) {
@@ -404,7 +426,8 @@ std::string qualified(const GateCheck& c) {
 
 std::string gateText(const GateResult& r, const GateThresholds& t, const GateLabels& labels) {
     std::ostringstream out;
-    out << "check " << labels.candidate << " against " << labels.baseline << " (" << thresholdsLine(t) << ")\n";
+    out << "check " << labels.candidate << " against " << labels.baseline << " (" << thresholdsLine(t)
+        << ")\n";
     for (const CheckOutcome kind : {CheckOutcome::Regression, CheckOutcome::Improvement})
         for (const auto& c : r.checks)
             if (c.outcome == kind)
@@ -421,8 +444,8 @@ std::string gateText(const GateResult& r, const GateThresholds& t, const GateLab
 std::string gateMarkdown(const GateResult& r, const GateThresholds& t, const GateLabels& labels) {
     std::ostringstream out;
     out << "## FuseScope check: " << verdictLine(r) << "\n\n";
-    out << "New `" << escapeMarkdown(labels.candidate) << "` against baseline `" << escapeMarkdown(labels.baseline)
-        << "`; " << thresholdsLine(t) << ".\n\n";
+    out << "New `" << escapeMarkdown(labels.candidate) << "` against baseline `"
+        << escapeMarkdown(labels.baseline) << "`; " << thresholdsLine(t) << ".\n\n";
     if (!r.warned.empty()) {
         out << "> **Warning:** the verdict rests on warned samples:\n";
         for (const auto& w : r.warned)
@@ -436,8 +459,8 @@ std::string gateMarkdown(const GateResult& r, const GateThresholds& t, const Gat
             for (const auto& c : r.checks)
                 if (c.outcome == kind)
                     out << "| " << (kind == CheckOutcome::Regression ? "regression" : "improvement") << " | "
-                        << escapeMarkdown(qualified(c)) << " | " << c.check << " | " << escapeMarkdown(c.message)
-                        << " |\n";
+                        << escapeMarkdown(qualified(c)) << " | " << c.check << " | "
+                        << escapeMarkdown(c.message) << " |\n";
         out << "\n";
     } else {
         out << "No regression and no improvement beyond the thresholds and the noise.\n\n";
@@ -458,19 +481,22 @@ std::string gateJUnit(const GateResult& r, const GateThresholds& t, const GateLa
     const int failures = r.count(CheckOutcome::Regression), skipped = r.count(CheckOutcome::NotCompared);
     const size_t tests = r.checks.size();
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out << "<testsuites name=\"fusescope check\" tests=\"" << tests << "\" failures=\"" << failures << "\">\n";
-    out << "  <testsuite name=\"" << escapeXml("fusescope check: " + labels.candidate + " against " + labels.baseline)
-        << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
+    out << "<testsuites name=\"fusescope check\" tests=\"" << tests << "\" failures=\"" << failures
+        << "\">\n";
+    out << "  <testsuite name=\""
+        << escapeXml("fusescope check: " + labels.candidate + " against " + labels.baseline) << "\" tests=\""
+        << tests << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
     out << "    <properties>\n";
     out << "      <property name=\"baseline\" value=\"" << escapeXml(labels.baseline) << "\"/>\n";
     out << "      <property name=\"new\" value=\"" << escapeXml(labels.candidate) << "\"/>\n";
     out << "      <property name=\"max_slowdown_pct\" value=\"" << t.maxSlowdownPct << "\"/>\n";
     out << "      <property name=\"max_compile_growth_pct\" value=\"" << t.maxCompileGrowthPct << "\"/>\n";
-    out << "      <property name=\"warned_samples\" value=\"" << (r.warned.empty() ? "false" : "true") << "\"/>\n";
+    out << "      <property name=\"warned_samples\" value=\"" << (r.warned.empty() ? "false" : "true")
+        << "\"/>\n";
     out << "    </properties>\n";
     for (const auto& c : r.checks) {
-        out << "    <testcase classname=\"" << escapeXml("fusescope." + qualified(c)) << "\" name=\"" << c.check
-            << "\">";
+        out << "    <testcase classname=\"" << escapeXml("fusescope." + qualified(c)) << "\" name=\""
+            << c.check << "\">";
         if (c.outcome == CheckOutcome::Regression)
             out << "\n      <failure message=\"" << escapeXml(c.message) << "\" type=\"regression\">"
                 << escapeXml(c.message) << "</failure>\n    ";
