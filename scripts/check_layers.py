@@ -13,7 +13,7 @@ RANK = {
     "report": 3, "trace": 3,
     "stream": 4,
     "analysis": 5,
-    "capture": 6,
+    "capture": 6, "html": 6,
     "engine": 7, "import": 7,
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z]+)/')

@@ -31,8 +31,9 @@ packages=(cmake ninja-build g++ pkg-config git
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
           libgl-dev xvfb xauth clang-format python3-venv)
 # The tests' fuzz smoke (scripts/fuzz.sh) builds with clang's libFuzzer and sanitizer runtimes;
-# the unversioned names pick clang 14 on Debian 12 and clang 19 on Debian 13.
-[ "$action" != test ] || packages+=(clang libclang-rt-dev)
+# the unversioned names pick clang 14 on Debian 12 and clang 19 on Debian 13. Headless Chromium
+# renders the HTML report in tests/e2e/test_html_report.py (docs/html-report.md).
+[ "$action" != test ] || packages+=(clang libclang-rt-dev chromium)
 # cpack's DEB generator runs dpkg-shlibdeps to name the libraries' packages.
 [ "$action" != package ] || packages+=(dpkg-dev file)
 missing=()

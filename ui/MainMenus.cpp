@@ -43,6 +43,7 @@ void MainMenus::buildFileMenu() {
     file->addAction(tr("Export Right-Hand Graph..."), this, [this] { emit exportGraphRequested(true); });
     file->addAction(tr("Export &Window..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
                     &MainMenus::exportWindowDialog);
+    m_exportHtml = file->addAction(tr("Export &HTML Report..."), this, &MainMenus::exportHtmlDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, m_window, &QWidget::close);
 }
@@ -75,6 +76,7 @@ void MainMenus::setRunState(bool running, bool hasRows) {
     m_run->setEnabled(!running);
     m_cancel->setEnabled(running);
     m_save->setEnabled(!running && hasRows);
+    m_exportHtml->setEnabled(!running && hasRows);
 }
 
 void MainMenus::rebuildRecent() {
@@ -114,6 +116,20 @@ void MainMenus::saveReportDialog() {
     if (!path.endsWith(".fscope"))
         path += ".fscope";
     emit saveChosen(path);
+}
+
+void MainMenus::exportHtmlDialog() {
+    QString suggested = m_report->path();
+    if (suggested.endsWith(".fscope"))
+        suggested.chop(7);
+    QString path = QFileDialog::getSaveFileName(
+        m_window, tr("Export HTML Report"),
+        suggested.isEmpty() ? QStringLiteral("report.html") : suggested + ".html", tr("HTML pages (*.html)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(".html") && !path.endsWith(".htm"))
+        path += ".html";
+    emit exportHtmlChosen(path);
 }
 
 void MainMenus::exportWindowDialog() {

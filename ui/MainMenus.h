@@ -31,11 +31,12 @@ signals:
     void runRequested();
     void cancelRequested();
     void pythonRequested();
-    void compareRequested();                // File > Compare with Report...
-    void pathChosen(const QString& path);   // Open Recent: a report, a model or a sweep folder
-    void reportChosen(const QString& path); // Open Report
-    void modelChosen(const QString& path);  // Open Model, already checked (modelPathProblem)
-    void saveChosen(const QString& path);   // Save Report As, ends in .fscope
+    void compareRequested();                    // File > Compare with Report...
+    void pathChosen(const QString& path);       // Open Recent: a report, a model or a sweep folder
+    void reportChosen(const QString& path);     // Open Report
+    void modelChosen(const QString& path);      // Open Model, already checked (modelPathProblem)
+    void saveChosen(const QString& path);       // Save Report As, ends in .fscope
+    void exportHtmlChosen(const QString& path); // Export HTML Report, ends in .html
     void exportGraphRequested(bool rightHand);
     void findNodeRequested();
     void findNextRequested();
@@ -52,6 +53,7 @@ private:
     void openModelDialog();
     void saveReportDialog();
     void exportWindowDialog();
+    void exportHtmlDialog();
 
     QMainWindow* m_window;
     const ReportModel* m_report;
@@ -59,6 +61,7 @@ private:
     QAction* m_run = nullptr;
     QAction* m_cancel = nullptr;
     QAction* m_save = nullptr;
+    QAction* m_exportHtml = nullptr;
 };
 
 } // namespace fusescope

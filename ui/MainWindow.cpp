@@ -81,6 +81,12 @@ void MainWindow::routeActions() {
     // Written on the engine thread; saved() or saveFailed() says how it went.
     connect(m_menus, &MainMenus::saveChosen, m_reportModel,
             [this](const QString& path) { m_reportModel->save(path); });
+    // Laid out and written on the engine thread (a large report takes a while); htmlExported()
+    // says how it went.
+    connect(m_menus, &MainMenus::exportHtmlChosen, m_reportModel, [this](const QString& path) {
+        setStatus(tr("Writing %1...").arg(path));
+        m_reportModel->exportHtml(path);
+    });
     connect(m_menus, &MainMenus::exportGraphRequested, m_graphs,
             [this](bool rightHand) { rightHand ? m_graphs->exportSecondary() : m_graphs->exportPrimary(); });
     connect(m_menus, &MainMenus::findNodeRequested, this, [this] {
@@ -197,6 +203,12 @@ void MainWindow::subscribeToReport() {
     });
     connect(rm, &ReportModel::saveFailed, this, [this](const QString&, const QString& message) {
         QMessageBox::warning(this, tr("Cannot save report"), message);
+    });
+    connect(rm, &ReportModel::htmlExported, this, [this](const QString& path, const QString& error) {
+        if (error.isEmpty())
+            setStatus(tr("Exported %1: one self-contained page, opens offline in any browser").arg(path));
+        else
+            QMessageBox::warning(this, tr("Cannot export the HTML report"), error);
     });
 }
 

@@ -26,6 +26,7 @@ struct ExportOptions {
     double scale = 2.0;
     bool trace = false;        // the backend's kernel trace instead of a stage graph
     bool measuredTime = false; // colour the graph by traced kernel time (`--time`)
+    std::string html;          // `--html FILE`: the whole report as one HTML page instead
 };
 
 struct DiffOptions {
@@ -70,5 +71,7 @@ int runDiff(const DiffOptions& options);
 int runCheck(const CheckOptions& options);
 // Needs a QGuiApplication (fonts); main() creates one for this command.
 int runExport(const ExportOptions& options);
+// `export R.fscope --html FILE` (docs/html-report.md): no GUI application needed.
+int runExportHtml(const ExportOptions& options);
 
 } // namespace fusescope::cli

@@ -1,6 +1,7 @@
 #include "Commands.h"
 #include "ExitCodes.h"
 #include "GraphExport.h"
+#include "html/HtmlReport.h"
 #include "report/ReportFile.h"
 #include "trace/ChromeTraceExport.h"
 #include "trace/KernelStats.h"
@@ -85,6 +86,24 @@ int runExport(const ExportOptions& options) {
     }
     std::fprintf(stderr, "wrote %s (%s, stage %s)\n", options.out.c_str(), options.backend.c_str(),
                  stage.c_str());
+    return kExitOk;
+}
+
+int runExportHtml(const ExportOptions& options) {
+    auto report = readReport(options.report);
+    if (!report) {
+        std::fprintf(stderr, "error: %s\n", report.error().message.c_str());
+        return kExitError;
+    }
+    for (const auto& note : report.value().readNotes)
+        std::fprintf(stderr, "note: report %s: %s\n", options.report.c_str(), note.c_str());
+    const std::string page = html::htmlReport(report.value());
+    if (auto error = writeFileAtomically(options.html, page)) {
+        std::fprintf(stderr, "error: %s\n", error->message.c_str());
+        return kExitError;
+    }
+    std::fprintf(stderr, "wrote %s (%.1f KiB, %zu backends)\n", options.html.c_str(),
+                 double(page.size()) / 1024.0, report.value().backends.size());
     return kExitOk;
 }
 

@@ -212,14 +212,20 @@ int main(int argc, char** argv) {
         ->capture_default_str();
 
     ExportOptions exportOptions;
-    auto* exp = cli.add_subcommand("export", "Write a picture of one stage graph of a saved report");
+    auto* exp = cli.add_subcommand(
+        "export",
+        "Write a picture of one stage graph of a saved report, its trace, or the whole report as HTML");
     exp->add_option("report", exportOptions.report, "A .fscope report")->required();
-    exp->add_option("--backend", exportOptions.backend, "Backend whose stage (or trace) to export")
-        ->required();
+    auto* exportHtml =
+        exp->add_option("--html", exportOptions.html,
+                        "Write the whole report as one self-contained HTML page that opens offline "
+                        "(docs/html-report.md)");
+    auto* exportBackend =
+        exp->add_option("--backend", exportOptions.backend, "Backend whose stage (or trace) to export");
     exp->add_option("--stage", exportOptions.stage,
                     "Stage key (dynamo_fx, aot_forward, post_grad, pre_fusion, post_fusion, name#graph); "
                     "default: the first stage after fusion (post_fusion for Inductor)");
-    exp->add_option("-o,--out", exportOptions.out, "FILE.png, FILE.svg or FILE.pdf")->required();
+    auto* exportOut = exp->add_option("-o,--out", exportOptions.out, "FILE.png, FILE.svg or FILE.pdf");
     exp->add_flag(
         "--trace", exportOptions.trace,
         "Export the backend's kernel trace: FILE.json is Chrome-trace JSON (Perfetto), FILE.csv the "
@@ -312,7 +318,7 @@ int main(int argc, char** argv) {
 
     // Paths are checked before anything runs: a bad one is a usage error, never a run whose report
     // cannot be saved or one that replaces its own input.
-    if (*exp) {
+    if (*exp && exportOptions.html.empty() && !exportOptions.out.empty()) {
         if (auto bad = files::checkOutputPath(exportOptions.out, {{exportOptions.report, "the report"}})) {
             std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
             return kExitUsage;
@@ -346,6 +352,27 @@ int main(int argc, char** argv) {
     }
 
     if (*exp) {
+        if (!exportOptions.html.empty()) {
+            for (const CLI::Option* other : exp->get_options())
+                if (other != exportHtml && other->count() > 0 && other->get_name() != "report" &&
+                    other->get_name() != "--help") {
+                    std::fprintf(stderr, "error: --html writes the whole report: it takes no %s\n",
+                                 other->get_name().c_str());
+                    return kExitUsage;
+                }
+            if (auto bad =
+                    files::checkOutputPath(exportOptions.html, {{exportOptions.report, "the report"}})) {
+                std::fprintf(stderr, "error: %s\n", bad->message.c_str());
+                return kExitUsage;
+            }
+            return runExportHtml(exportOptions);
+        }
+        for (const CLI::Option* needed : {exportBackend, exportOut})
+            if (needed->count() == 0) {
+                std::fprintf(stderr, "error: %s is required (or --html FILE for the whole report)\n",
+                             needed->get_name().c_str());
+                return kExitUsage;
+            }
         // Drawing needs fonts, hence a GUI application, but never a display.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -2,6 +2,7 @@
 
 #include "analysis/Format.h"
 #include "analysis/RunWarnings.h"
+#include "codec/Markup.h"
 #include "report/SweepFiles.h"
 
 #include <cmath>
@@ -337,15 +338,6 @@ std::string escapeMarkdown(const std::string& text) {
     out.reserve(text.size());
     for (const char c : text) {
         switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
         case '\n':
         case '\r':
         case '\t':
@@ -364,40 +356,11 @@ std::string escapeMarkdown(const std::string& text) {
             out += c;
             break;
         default:
-            if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f)
-                out += c;
+            out += c;
         }
     }
-    return out;
-}
-
-std::string escapeXml(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&apos;";
-            break;
-        default:
-            // XML 1.0 allows no control characters but tab, newline and carriage return.
-            if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r')
-                out += c;
-        }
-    }
-    return out;
+    // Then as HTML text: GitHub renders inline HTML in comments.
+    return codec::escapeMarkup(out);
 }
 
 namespace {
@@ -484,26 +447,27 @@ std::string gateJUnit(const GateResult& r, const GateThresholds& t, const GateLa
     out << "<testsuites name=\"fusescope check\" tests=\"" << tests << "\" failures=\"" << failures
         << "\">\n";
     out << "  <testsuite name=\""
-        << escapeXml("fusescope check: " + labels.candidate + " against " + labels.baseline) << "\" tests=\""
-        << tests << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
+        << codec::escapeMarkup("fusescope check: " + labels.candidate + " against " + labels.baseline)
+        << "\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\">\n";
     out << "    <properties>\n";
-    out << "      <property name=\"baseline\" value=\"" << escapeXml(labels.baseline) << "\"/>\n";
-    out << "      <property name=\"new\" value=\"" << escapeXml(labels.candidate) << "\"/>\n";
+    out << "      <property name=\"baseline\" value=\"" << codec::escapeMarkup(labels.baseline) << "\"/>\n";
+    out << "      <property name=\"new\" value=\"" << codec::escapeMarkup(labels.candidate) << "\"/>\n";
     out << "      <property name=\"max_slowdown_pct\" value=\"" << t.maxSlowdownPct << "\"/>\n";
     out << "      <property name=\"max_compile_growth_pct\" value=\"" << t.maxCompileGrowthPct << "\"/>\n";
     out << "      <property name=\"warned_samples\" value=\"" << (r.warned.empty() ? "false" : "true")
         << "\"/>\n";
     out << "    </properties>\n";
     for (const auto& c : r.checks) {
-        out << "    <testcase classname=\"" << escapeXml("fusescope." + qualified(c)) << "\" name=\""
-            << c.check << "\">";
+        out << "    <testcase classname=\"" << codec::escapeMarkup("fusescope." + qualified(c))
+            << "\" name=\"" << c.check << "\">";
         if (c.outcome == CheckOutcome::Regression)
-            out << "\n      <failure message=\"" << escapeXml(c.message) << "\" type=\"regression\">"
-                << escapeXml(c.message) << "</failure>\n    ";
+            out << "\n      <failure message=\"" << codec::escapeMarkup(c.message)
+                << "\" type=\"regression\">" << codec::escapeMarkup(c.message) << "</failure>\n    ";
         else if (c.outcome == CheckOutcome::NotCompared)
-            out << "\n      <skipped message=\"" << escapeXml(c.message) << "\"/>\n    ";
+            out << "\n      <skipped message=\"" << codec::escapeMarkup(c.message) << "\"/>\n    ";
         else if (c.outcome == CheckOutcome::Improvement)
-            out << "\n      <system-out>" << escapeXml("improvement: " + c.message) << "</system-out>\n    ";
+            out << "\n      <system-out>" << codec::escapeMarkup("improvement: " + c.message)
+                << "</system-out>\n    ";
         out << "</testcase>\n";
     }
     std::string log;
@@ -512,7 +476,7 @@ std::string gateJUnit(const GateResult& r, const GateThresholds& t, const GateLa
     for (const auto& n : r.notes)
         log += "note: " + n + "\n";
     log += verdictLine(r) + "\n";
-    out << "    <system-out>" << escapeXml(log) << "</system-out>\n";
+    out << "    <system-out>" << codec::escapeMarkup(log) << "</system-out>\n";
     out << "  </testsuite>\n</testsuites>\n";
     return out.str();
 }

@@ -60,11 +60,12 @@ struct GateLabels {
     std::string candidate;
 };
 std::string gateText(const GateResult& result, const GateThresholds& thresholds, const GateLabels& labels);
-std::string gateMarkdown(const GateResult& result, const GateThresholds& thresholds, const GateLabels& labels);
+std::string gateMarkdown(const GateResult& result, const GateThresholds& thresholds,
+                         const GateLabels& labels);
 std::string gateJUnit(const GateResult& result, const GateThresholds& thresholds, const GateLabels& labels);
 
-// Escapes for the outputs above (exposed for tests).
+// Markdown's markup characters backslash-escaped, line breaks as spaces, then HTML-escaped
+// (codec/Markup.h): a report's strings stay text in a pull-request comment. Exposed for tests.
 std::string escapeMarkdown(const std::string& text);
-std::string escapeXml(const std::string& text);
 
 } // namespace fusescope

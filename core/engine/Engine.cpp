@@ -1,6 +1,7 @@
 #include "Engine.h"
 
 #include "capture/CompareSession.h"
+#include "html/HtmlReport.h"
 #include "report/ReportFile.h"
 
 #include <QCoreApplication>
@@ -144,6 +145,11 @@ public:
         emit m_engine->suiteLoaded(ticket, std::make_shared<const Result<Suite>>(fusescope::loadSuite(dir)));
     }
 
+    void exportHtml(const ReportSnapshot& report, const std::string& path) {
+        const auto error = writeFileAtomically(path, html::htmlReport(*report));
+        emit m_engine->htmlExported(path, error ? error->message : std::string());
+    }
+
     void saveReport(const ReportSnapshot& report, const std::string& path) {
         const auto error = writeReport(*report, path);
         emit m_engine->saved(path, error ? error->message : std::string());
@@ -257,6 +263,11 @@ void Engine::openReport(const std::string& path, quint64 ticket) {
 void Engine::saveReport(ReportSnapshot report, const std::string& path) {
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, report = std::move(report), path] { w->saveReport(report, path); });
+}
+
+void Engine::exportHtml(ReportSnapshot report, const std::string& path) {
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, report = std::move(report), path] { w->exportHtml(report, path); });
 }
 
 void Engine::reloadFamilies() {

@@ -70,6 +70,8 @@ public:
     // nothing: a run in progress goes on.
     void openReport(const std::string& path, quint64 ticket);
     void saveReport(ReportSnapshot report, const std::string& path);
+    // The report as one self-contained HTML page (docs/html-report.md); answered by htmlExported.
+    void exportHtml(ReportSnapshot report, const std::string& path);
     // The next run creates its families afresh (another Python was chosen); a finished session
     // that still points at the old ones goes first.
     void reloadFamilies();
@@ -108,6 +110,7 @@ signals:
     void openFailed(quint64 ticket, const std::string& path, const std::string& message);
     // `error` empty when the report was written.
     void saved(const std::string& path, const std::string& error);
+    void htmlExported(const std::string& path, const std::string& error); // error empty when written
     void diffLoaded(quint64 ticket, fusescope::DiffLoadSnapshot load);
     void suiteLoaded(quint64 ticket, fusescope::SuiteSnapshot suite);
 

@@ -105,6 +105,9 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
         m_running = false;
         emit runFinished();
     });
+    connect(&engine, &Engine::htmlExported, this, [this](const std::string& path, const std::string& error) {
+        emit htmlExported(q(path), q(error));
+    });
     connect(&engine, &Engine::saved, this, [this](const std::string& path, const std::string& error) {
         if (!error.empty()) {
             emit saveFailed(q(path), q(error));
@@ -161,12 +164,17 @@ quint64 ReportModel::open(const QString& path) {
     return ticket;
 }
 
+ReportSnapshot ReportModel::snapshot() const {
+    // An opened report is shared as it is; a run's report is copied once, here.
+    return m_report == m_opened.get() && m_opened ? m_opened : std::make_shared<const Report>(*m_report);
+}
+
 void ReportModel::save(const QString& path) {
-    // An opened report is saved as it is; a run's report is copied once, here, and written on the
-    // engine thread.
-    ReportSnapshot snapshot =
-        m_report == m_opened.get() && m_opened ? m_opened : std::make_shared<const Report>(*m_report);
-    m_engine.saveReport(std::move(snapshot), path.toStdString());
+    m_engine.saveReport(snapshot(), path.toStdString());
+}
+
+void ReportModel::exportHtml(const QString& path) {
+    m_engine.exportHtml(snapshot(), path.toStdString());
 }
 
 } // namespace fusescope

@@ -41,6 +41,9 @@ public:
     // Asks the engine to read `path`; the ticket comes back with opened() or openFailed().
     quint64 open(const QString& path);
     void save(const QString& path);
+    // The report shown as one self-contained HTML page (docs/html-report.md), laid out and written
+    // on the engine thread; htmlExported() follows.
+    void exportHtml(const QString& path);
 
 signals:
     void reportReset();
@@ -54,8 +57,11 @@ signals:
     void openFailed(quint64 ticket, const QString& path, const QString& message);
     void saved(const QString& path);
     void saveFailed(const QString& path, const QString& message);
+    void htmlExported(const QString& path, const QString& error); // error empty when written
 
 private:
+    // The report shown as a snapshot for the engine: shared when opened, copied once when a run's.
+    ReportSnapshot snapshot() const;
     // Whether a snapshot of `generation` belongs to the report shown; counts the ones dropped.
     bool isCurrent(quint64 generation);
     // The report shown becomes `live` (a run) or `opened`, and every view is told.

@@ -8,6 +8,21 @@ bool GraphNode::isCompute() const {
     return kind != "placeholder" && kind != "output" && kind != "get_attr" && kind != "nop";
 }
 
+std::string shapeText(const GraphNode& n) {
+    std::string out;
+    for (size_t i = 0; i < n.shapes.size(); ++i) {
+        if (i)
+            out += ' ';
+        if (i < n.dtypes.size())
+            out += n.dtypes[i];
+        out += '[';
+        for (size_t d = 0; d < n.shapes[i].size(); ++d)
+            out += (d ? ", " : "") + n.shapes[i][d];
+        out += ']';
+    }
+    return out;
+}
+
 int StageGraph::computeNodeCount() const {
     return static_cast<int>(
         std::count_if(nodes.begin(), nodes.end(), [](const GraphNode& n) { return n.isCompute(); }));

@@ -35,6 +35,9 @@ struct GraphNode {
     bool isCompute() const;
 };
 
+// "float32[32, 256] int64[8]": each output's dtype and shape, as the graph views' second line.
+std::string shapeText(const GraphNode& node);
+
 struct GraphEdge {
     std::string src;
     std::string dst;

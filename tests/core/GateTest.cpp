@@ -3,6 +3,8 @@
 // strings escaped in the Markdown and the JUnit XML.
 #include "analysis/Gate.h"
 
+#include "codec/Markup.h"
+
 #include <gtest/gtest.h>
 
 using namespace fusescope;
@@ -191,7 +193,10 @@ TEST(Gate, HostileNamesStayText) {
     EXPECT_EQ(xml.find("<script>"), std::string::npos);
     EXPECT_EQ(xml.find("a\"<b>"), std::string::npos);
     EXPECT_NE(xml.find("&lt;script&gt;"), std::string::npos);
-    EXPECT_EQ(escapeXml(std::string("a\x01" "b\x1f" "c")), "abc");
+    EXPECT_EQ(codec::escapeMarkup(std::string("a\x01"
+                                              "b\x1f"
+                                              "c")),
+              "abc");
     EXPECT_EQ(escapeMarkdown("a|b`c"), "a\\|b\\`c");
 }
 

@@ -39,6 +39,13 @@ bool writeOneRowReport(const std::string& path, const std::string& model, const 
     return !writeReport(report, path);
 }
 
+// Opens the fixture report in `model` and waits for it.
+bool openFixture(ReportModel& model) {
+    QSignalSpy opened(&model, &ReportModel::opened);
+    model.open(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
+    return opened.wait(5000);
+}
+
 // What a fake backend does when it runs.
 enum class Outcome { Ok, ModelError, Hang };
 
@@ -360,9 +367,7 @@ private slots:
     void anOpenedReportsViewsShareItAndCarryTheDerivedRecords() {
         Engine engine(noFamilies);
         ReportModel model(engine);
-        QSignalSpy opened(&model, &ReportModel::opened);
-        model.open(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
-        QVERIFY(opened.wait(5000));
+        QVERIFY(openFixture(model));
         const Report& report = model.report();
         QCOMPARE(model.runViews().size(), report.backends.size());
         int traced = 0;
@@ -388,6 +393,25 @@ private slots:
             QCOMPARE(traceOf(view).get(), &*report.backends[i].trace);
         }
         QVERIFY(traced > 0);
+    }
+
+    // File > Export HTML Report: the page is written on the engine thread; a path that cannot be
+    // written is an error naming it.
+    void theHtmlReportIsWrittenOnTheEngine() {
+        Engine engine(noFamilies);
+        ReportModel model(engine);
+        QVERIFY(openFixture(model));
+        QTemporaryDir dir;
+        QSignalSpy exported(&model, &ReportModel::htmlExported);
+        model.exportHtml(dir.filePath("r.html"));
+        QVERIFY(exported.wait(5000));
+        QCOMPARE(exported.front().at(1).toString(), QString());
+        QFile page(dir.filePath("r.html"));
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        QVERIFY(page.readAll().contains("<table class=\"comparison\">"));
+        model.exportHtml(dir.filePath("missing/r.html"));
+        QVERIFY(exported.wait(5000));
+        QVERIFY(exported.at(1).at(1).toString().contains("missing/r.html"));
     }
 
     // The names a user types are classified by the engine's own families, from any thread.

@@ -15,20 +15,6 @@ using namespace layout;
 
 namespace {
 
-QString shapeText(const GraphNode& n) {
-    QStringList parts;
-    for (size_t i = 0; i < n.shapes.size(); ++i) {
-        QStringList dims;
-        for (const auto& d : n.shapes[i])
-            dims << QString::fromStdString(d);
-        QString text = "[" + dims.join(", ") + "]";
-        if (i < n.dtypes.size())
-            text = QString::fromStdString(n.dtypes[i]) + text;
-        parts << text;
-    }
-    return parts.join(" ");
-}
-
 QPainterPath bezierPath(const std::vector<Point>& pts) {
     QPainterPath path(QPointF(pts[0].x, pts[0].y));
     for (size_t i = 1; i + 2 < pts.size(); i += 3)
@@ -266,9 +252,9 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result) {
         } else {
             const GraphNode& n = m_stage->nodes[size_t(ItemRef::index(placed.item))];
             const QString id = QString::fromStdString(n.id);
-            auto* nodeItem =
-                new NodeItem(id, QString::fromStdString(n.op.empty() ? n.name : n.op), shapeText(n),
-                             categoryColor(QString::fromStdString(n.category)), size);
+            auto* nodeItem = new NodeItem(id, QString::fromStdString(n.op.empty() ? n.name : n.op),
+                                          QString::fromStdString(shapeText(n)),
+                                          categoryColor(QString::fromStdString(n.category)), size);
             m_nodeItems.insert(id, nodeItem);
             item = nodeItem;
         }

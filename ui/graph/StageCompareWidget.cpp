@@ -3,6 +3,7 @@
 #include "CodeHighlighter.h"
 #include "GraphScene.h"
 #include "GraphView.h"
+#include "analysis/FusionLinks.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -154,26 +155,16 @@ bool StageCompareWidget::setStages(std::shared_ptr<const BackendRun> run, const 
 }
 
 void StageCompareWidget::linkStages() {
-    // Scheduler stages share node ids; FX stages are reached through the kernel's provenance
-    // (post-grad node names) and the origins of its nodes.
-    std::unordered_map<std::string, const GraphNode*> afterById;
-    for (const GraphNode& n : m_afterStage->nodes)
-        afterById.emplace(n.id, &n);
-    for (int k = 0; k < int(m_afterStage->groups.size()); ++k) {
-        const FusionGroup& g = m_afterStage->groups[size_t(k)];
-        if (!g.isKernel())
+    const auto origins = kernelOrigins(*m_afterStage, *m_beforeStage);
+    for (int k = 0; k < int(origins.size()); ++k) {
+        if (!m_afterStage->groups[size_t(k)].isKernel())
             continue;
-        std::unordered_set<std::string> ids(g.nodes.begin(), g.nodes.end());
-        std::unordered_set<std::string> names(g.provenance.begin(), g.provenance.end());
-        for (const auto& id : g.nodes)
-            if (auto it = afterById.find(id); it != afterById.end())
-                names.insert(it->second->origins.begin(), it->second->origins.end());
         QStringList matched;
-        for (const GraphNode& n : m_beforeStage->nodes)
-            if (ids.count(n.id) || names.count(n.name)) {
-                matched << QString::fromStdString(n.id);
-                m_beforeToKernel.insert(QString::fromStdString(n.id), k);
-            }
+        for (const int i : origins[size_t(k)]) {
+            const QString id = QString::fromStdString(m_beforeStage->nodes[size_t(i)].id);
+            matched << id;
+            m_beforeToKernel.insert(id, k);
+        }
         m_kernelToBefore.insert(k, matched);
     }
 }
