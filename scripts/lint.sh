@@ -45,11 +45,12 @@ python_lint() {
     "$ruff" check --no-cache "$@" .
 }
 
-# Every tracked C++ file (git ls-files: build trees and untracked scratch files are not ours to
-# judge); without git (a source tarball) the folders that hold C++.
+# Every C++ file git knows or would add (tracked, and new files not ignored: a file not yet added
+# is formatted by --fix before its first commit; build trees stay out through .gitignore);
+# without git (a source tarball) the folders that hold C++.
 cpp_files() {
     if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        git -C "$root" ls-files -z -- '*.cpp' '*.h'
+        git -C "$root" ls-files -z --cached --others --exclude-standard -- '*.cpp' '*.h'
     else
         find app bench core plugins tests ui \( -name '*.cpp' -o -name '*.h' \) -print0
     fi

@@ -94,7 +94,8 @@ std::string barChart(const std::string& title, const std::vector<Bar>& bars, con
     const double height = 34 + rowH * double(bars.size()) + 8;
     auto xOf = [&](double v) { return labelW + plotW * std::clamp(v / top, 0.0, 1.0); };
     std::string out = "<div class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) +
-                      "\" height=\"" + num(height) + "\" font-family=\"system-ui,sans-serif\" font-size=\"12\">";
+                      "\" height=\"" + num(height) +
+                      "\" font-family=\"system-ui,sans-serif\" font-size=\"12\">";
     out += "<text x=\"4\" y=\"16\" font-weight=\"600\">" + escape(title) + "</text>";
     if (reference) {
         const double x = xOf(*reference);
@@ -107,15 +108,16 @@ std::string barChart(const std::string& title, const std::vector<Bar>& bars, con
         out += "<text x=\"" + num(labelW - 6) + "\" y=\"" + num(y + 13) + "\" text-anchor=\"end\">" +
                escape(b.label.size() > 24 ? b.label.substr(0, 23) + "\u2026" : b.label) + "<title>" +
                escape(b.label) + "</title></text>";
-        out += "<rect x=\"" + num(labelW) + "\" y=\"" + num(y + 2) + "\" width=\"" + num(xOf(b.value) - labelW) +
-               "\" height=\"" + num(rowH - 8) + "\" fill=\"#64b5f6\"/>";
+        out += "<rect x=\"" + num(labelW) + "\" y=\"" + num(y + 2) + "\" width=\"" +
+               num(xOf(b.value) - labelW) + "\" height=\"" + num(rowH - 8) + "\" fill=\"#64b5f6\"/>";
         if (b.low && b.high)
             out += "<line x1=\"" + num(xOf(*b.low)) + "\" y1=\"" + num(y + rowH / 2 - 2) + "\" x2=\"" +
                    num(xOf(*b.high)) + "\" y2=\"" + num(y + rowH / 2 - 2) +
                    "\" stroke=\"#0d47a1\" stroke-width=\"2\"/>";
         char value[48];
         std::snprintf(value, sizeof value, "%.3g%s", b.value, unit.c_str());
-        out += "<text x=\"" + num(labelW + plotW + 6) + "\" y=\"" + num(y + 13) + "\">" + escape(value) + "</text>";
+        out += "<text x=\"" + num(labelW + plotW + 6) + "\" y=\"" + num(y + 13) + "\">" + escape(value) +
+               "</text>";
     }
     out += "</svg></div>\n";
     return out;
@@ -140,7 +142,8 @@ std::string chartsOf(const Report& report) {
         if (run.compileSeconds)
             compile.push_back({run.name, *run.compileSeconds, std::nullopt, std::nullopt});
         if (run.peakMemoryBytes)
-            memory.push_back({run.name, double(*run.peakMemoryBytes) / (1024.0 * 1024.0), std::nullopt, std::nullopt});
+            memory.push_back(
+                {run.name, double(*run.peakMemoryBytes) / (1024.0 * 1024.0), std::nullopt, std::nullopt});
     }
     std::string out = "<div class=\"charts\">\n";
     out += barChart("Speedup over eager (95% CI, else IQR)", speedup, "x", 1.0);
@@ -200,7 +203,8 @@ std::string adviceOf(const Report& report) {
         return "<p class=\"sub\">No advice: no rule of docs/advice.md fired.</p>\n";
     std::string out = "<ul>";
     for (const auto& a : advice) {
-        out += "<li><b>" + escape(a.backend) + "</b> <code>" + escape(a.rule) + "</code>: " + escape(a.message);
+        out +=
+            "<li><b>" + escape(a.backend) + "</b> <code>" + escape(a.rule) + "</code>: " + escape(a.message);
         if (!a.evidence.empty())
             out += " <span class=\"sub\">(evidence: " + escape(a.evidence) + ")</span>";
         if (!a.tryEntry.empty())
@@ -213,7 +217,8 @@ std::string adviceOf(const Report& report) {
 
 // One Dynamo graph of one backend: before and after fusion side by side, each kernel of the
 // after graph linked both ways with the nodes it came from (hover).
-std::string graphPair(const BackendRun& run, int graph, const std::string& prefix, const HtmlOptions& options) {
+std::string graphPair(const BackendRun& run, int graph, const std::string& prefix,
+                      const HtmlOptions& options) {
     const FusionPair pair = fusionPair(run, graph);
     if (!pair.before)
         return {};
@@ -222,9 +227,10 @@ std::string graphPair(const BackendRun& run, int graph, const std::string& prefi
     auto pane = [](const StageGraph& stage, const std::string& svg, const std::string& reason) {
         return "<div class=\"pane\"><h4>" +
                escape(stage.key() + " (" + std::to_string(stage.nodes.size()) + " nodes" +
-                      (stage.groups.empty() ? "" : ", " + std::to_string(stage.groups.size()) + " groups") + ")") +
-               "</h4><div class=\"scroll\">" + (svg.empty() ? "<p class=\"err\">" + escape(reason) + "</p>" : svg) +
-               "</div></div>";
+                      (stage.groups.empty() ? "" : ", " + std::to_string(stage.groups.size()) + " groups") +
+                      ")") +
+               "</h4><div class=\"scroll\">" +
+               (svg.empty() ? "<p class=\"err\">" + escape(reason) + "</p>" : svg) + "</div></div>";
     };
     if (!pair.after) {
         out += pane(*pair.before, renderSvg(before), before.reason) + "</div>\n";
@@ -267,18 +273,20 @@ std::string timeByModule(const BackendRun& run, int maxRows) {
     if (time.tracedNs <= 0)
         return {};
     const auto rows = time.rows(TimeGrouping::Module);
-    std::string out = "<h3>Time by module</h3><table><thead><tr><th>module</th><th>ms per iteration</th><th>share</th>"
-                      "<th>kernels</th></tr></thead><tbody>";
+    std::string out =
+        "<h3>Time by module</h3><table><thead><tr><th>module</th><th>ms per iteration</th><th>share</th>"
+        "<th>kernels</th></tr></thead><tbody>";
     for (size_t i = 0; i < rows.size() && int(i) < maxRows; ++i) {
         char ms[32], share[32];
         std::snprintf(ms, sizeof ms, "%.3f", rows[i].ns / 1e6);
         std::snprintf(share, sizeof share, "%.1f %%", 100 * rows[i].share);
-        out += "<tr>" + td(rows[i].key) + td(ms, true) + td(share, true) + td(std::to_string(rows[i].kernels.size()), true) +
-               "</tr>";
+        out += "<tr>" + td(rows[i].key) + td(ms, true) + td(share, true) +
+               td(std::to_string(rows[i].kernels.size()), true) + "</tr>";
     }
     out += "</tbody></table>";
     if (int(rows.size()) > maxRows)
-        out += "<p class=\"sub\">" + std::to_string(rows.size() - size_t(maxRows)) + " smaller rows not shown.</p>";
+        out += "<p class=\"sub\">" + std::to_string(rows.size() - size_t(maxRows)) +
+               " smaller rows not shown.</p>";
     return out + "\n";
 }
 
@@ -302,7 +310,8 @@ std::string backendSection(const BackendRun& run, size_t index, const HtmlOption
     for (const int g : graphs) {
         if (drawn == options.maxGraphsPerBackend)
             break;
-        const std::string svg = graphPair(run, g, "g" + std::to_string(index) + "-" + std::to_string(g), options);
+        const std::string svg =
+            graphPair(run, g, "g" + std::to_string(index) + "-" + std::to_string(g), options);
         if (!svg.empty()) {
             out += svg;
             ++drawn;
@@ -329,18 +338,22 @@ std::string provenanceOf(const Report& report) {
 } // namespace
 
 std::string htmlReport(const Report& report, const HtmlOptions& options) {
-    const std::string title = "FuseScope: " + (report.modelSpec.empty() ? report.model.name : report.modelSpec);
+    const std::string title =
+        "FuseScope: " + (report.modelSpec.empty() ? report.model.name : report.modelSpec);
     std::ostringstream out;
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-        << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+           "'unsafe-inline'; "
            "script-src 'unsafe-inline'; img-src data:\">\n"
         << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         << "<title>" << escape(title) << "</title>\n<style>" << kStyle << "</style></head>\n<body><main>\n";
     out << "<h1>" << escape(title) << "</h1>\n";
-    out << "<p class=\"sub\">" << escape(report.device + " \u00b7 " + std::to_string(report.backends.size()) +
-                                         " backend(s) \u00b7 " + report.created + " \u00b7 " + report.generator)
+    out << "<p class=\"sub\">"
+        << escape(report.device + " \u00b7 " + std::to_string(report.backends.size()) +
+                  " backend(s) \u00b7 " + report.created + " \u00b7 " + report.generator)
         << "</p>\n";
-    out << "<h2>Recommendation (" << escape(toString(options.goal)) << ")</h2>\n" << recommendationOf(report, options.goal);
+    out << "<h2>Recommendation (" << escape(toString(options.goal)) << ")</h2>\n"
+        << recommendationOf(report, options.goal);
     const std::string warnings = warningsOf(report);
     if (!warnings.empty())
         out << "<h2>Warnings</h2>\n" << warnings;
@@ -349,7 +362,8 @@ std::string htmlReport(const Report& report, const HtmlOptions& options) {
     for (size_t i = 0; i < report.backends.size(); ++i)
         out << backendSection(report.backends[i], i, options);
     out << "<h2>Provenance</h2>\n" << provenanceOf(report);
-    out << "<p class=\"sub\">Written by FuseScope. Hover a kernel of an after-fusion graph to see the nodes it came "
+    out << "<p class=\"sub\">Written by FuseScope. Hover a kernel of an after-fusion graph to see the nodes "
+           "it came "
            "from.</p>\n";
     out << "</main><script>" << kScript << "</script></body></html>\n";
     return out.str();

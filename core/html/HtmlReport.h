@@ -13,9 +13,9 @@ namespace fusescope::html {
 // string from the report is escaped (Markup.h): no report can put markup or script into the page.
 struct HtmlOptions {
     Goal goal = Goal::Latency;
-    int maxVisible = 60;          // boxes per graph, as the GUI opens a stage
-    int maxGraphsPerBackend = 4;  // Dynamo graphs drawn per backend; the rest are counted
-    int maxTimeRows = 15;         // rows of "time by module" per backend
+    int maxVisible = 60;         // boxes per graph, as the GUI opens a stage
+    int maxGraphsPerBackend = 4; // Dynamo graphs drawn per backend; the rest are counted
+    int maxTimeRows = 15;        // rows of "time by module" per backend
 };
 
 std::string htmlReport(const Report& report, const HtmlOptions& options = {});

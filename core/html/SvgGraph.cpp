@@ -6,8 +6,8 @@
 #include "Markup.h"
 #include "Palette.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -76,8 +76,9 @@ StageDrawing drawStage(const StageGraph& stage, const std::string& prefix, int m
         SvgEdge edge;
         edge.path = "M" + num(e.points[0].x) + " " + num(e.points[0].y);
         for (size_t i = 1; i + 2 < e.points.size(); i += 3)
-            edge.path += " C" + num(e.points[i].x) + " " + num(e.points[i].y) + " " + num(e.points[i + 1].x) + " " +
-                         num(e.points[i + 1].y) + " " + num(e.points[i + 2].x) + " " + num(e.points[i + 2].y);
+            edge.path += " C" + num(e.points[i].x) + " " + num(e.points[i].y) + " " + num(e.points[i + 1].x) +
+                         " " + num(e.points[i + 1].y) + " " + num(e.points[i + 2].x) + " " +
+                         num(e.points[i + 2].y);
         const auto& tip = e.points.back();
         auto from = e.points.front();
         for (size_t i = e.points.size() - 1; i-- > 0;)
@@ -132,9 +133,10 @@ std::string renderSvg(const StageDrawing& d, const std::map<std::string, std::st
     if (d.boxes.empty())
         return {};
     const double pad = 10;
-    std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph\" viewBox=\"" + num(-pad) + " " +
-                      num(-pad) + " " + num(d.width + 2 * pad) + " " + num(d.height + 2 * pad) + "\" width=\"" +
-                      num(d.width + 2 * pad) + "\" height=\"" + num(d.height + 2 * pad) + "\">\n";
+    std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"graph\" viewBox=\"" + num(-pad) +
+                      " " + num(-pad) + " " + num(d.width + 2 * pad) + " " + num(d.height + 2 * pad) +
+                      "\" width=\"" + num(d.width + 2 * pad) + "\" height=\"" + num(d.height + 2 * pad) +
+                      "\">\n";
     out += "<g class=\"edges\">\n";
     for (const auto& e : d.edges) {
         out += "<path d=\"" + e.path + "\"" + (e.count > 1 ? " stroke-width=\"1.6\"" : "") + "/>";
@@ -157,8 +159,8 @@ std::string renderSvg(const StageDrawing& d, const std::map<std::string, std::st
         if (auto it = highlights.find(b.id); it != highlights.end() && !it->second.empty())
             out += " data-hl=\"" + escape(it->second) + "\"";
         out += "><title>" + escape(b.tip) + "</title>";
-        out += "<rect x=\"" + num(b.x) + "\" y=\"" + num(b.y) + "\" width=\"" + num(b.width) + "\" height=\"" +
-               num(b.height) + "\" rx=\"3\" fill=\"" + escape(b.fill) + "\"/>";
+        out += "<rect x=\"" + num(b.x) + "\" y=\"" + num(b.y) + "\" width=\"" + num(b.width) +
+               "\" height=\"" + num(b.height) + "\" rx=\"3\" fill=\"" + escape(b.fill) + "\"/>";
         if (b.frame) {
             out += "<text x=\"" + num(b.x + 6) + "\" y=\"" + num(b.y + 14) + "\" class=\"ft\">" +
                    escape(clip(b.title + " \u00b7 " + b.detail, b.width)) + "</text>";

@@ -13,8 +13,8 @@ namespace fusescope::html {
 // 10,000-node stage is a few dozen boxes. No fonts are needed: box sizes come from label lengths.
 
 struct SvgBox {
-    std::string id;      // unique in the page: <prefix>-<n>
-    double x = 0;        // top-left
+    std::string id; // unique in the page: <prefix>-<n>
+    double x = 0;   // top-left
     double y = 0;
     double width = 0;
     double height = 0;
@@ -27,7 +27,7 @@ struct SvgBox {
 };
 
 struct SvgEdge {
-    std::string path; // SVG path data of the cubic Bezier
+    std::string path;                                // SVG path data of the cubic Bezier
     double tipX = 0, tipY = 0, fromX = 0, fromY = 0; // the arrow's tip and the point it comes from
     int count = 1;
 };

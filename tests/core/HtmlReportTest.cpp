@@ -1,7 +1,8 @@
 // The HTML report (core/html, docs/html-report.md): the page has its parts, nothing external,
 // hostile names stay text, hover links point at boxes that exist, large stages stay collapsed.
-#include "analysis/FusionLinks.h"
 #include "html/HtmlReport.h"
+
+#include "analysis/FusionLinks.h"
 #include "html/Markup.h"
 #include "html/SvgGraph.h"
 #include "report/ReportFile.h"
