@@ -68,6 +68,7 @@ GraphPanel::GraphPanel(QWidget* parent)
     m_left->setMinimumContentsLength(14);
     m_right->setMinimumContentsLength(14);
     m_sideBySide->setChecked(true);
+    m_stats->setTextFormat(Qt::PlainText); // stage names and reasons come from the report
     m_search->setPlaceholderText(tr("Search nodes (name or op)"));
     m_search->setClearButtonEnabled(true);
     m_search->setToolTip(tr("Ctrl+F; Enter or F3 for the next match, Shift+F3 for the previous"));

@@ -38,6 +38,9 @@ int runCheck(const CheckOptions& options) {
         if (!gated)
             return unusable(gated.error().message);
         result = std::move(gated).value();
+        if (result.checks.empty())
+            return unusable("nothing to check: no job of " + options.baseline +
+                            " has a report to compare with " + options.candidate);
     } else {
         auto baseline = readReport(options.baseline);
         if (!baseline)

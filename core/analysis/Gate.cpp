@@ -226,6 +226,13 @@ struct Gate {
         auto diff = diffReports(baseline, candidate, {}, {}, "baseline", "new");
         if (!diff) {
             out.notes.push_back((scope.empty() ? "" : scope + ": ") + diff.error().message);
+            // A sweep job whose new report kept none of its backends lost every one that ran
+            // (two single reports with nothing in common are unusable input instead: exit 2).
+            if (!scope.empty())
+                for (const auto& run : baseline.backends)
+                    if (run.status == RunStatus::Ok)
+                        add(run.name, "status", CheckOutcome::Regression,
+                            run.name + " ran in the baseline and is missing from the new report.");
             return;
         }
         for (const auto& d : diff.value().backends) {
@@ -343,6 +350,12 @@ std::string escapeMarkdown(const std::string& text) {
         case '\t':
             out += ' ';
             break;
+        case '@': // no @mention from a report string
+            out += "&#64;";
+            break;
+        case ':': // no autolinked URL (https://...)
+            out += "&#58;";
+            break;
         case '\\':
         case '`':
         case '*':
@@ -356,11 +369,12 @@ std::string escapeMarkdown(const std::string& text) {
             out += c;
             break;
         default:
-            out += c;
+            // As HTML text otherwise (GitHub renders inline HTML in comments): < > & " ' become
+            // entities, control characters go.
+            out += codec::escapeMarkup(std::string_view(&c, 1));
         }
     }
-    // Then as HTML text: GitHub renders inline HTML in comments.
-    return codec::escapeMarkup(out);
+    return out;
 }
 
 namespace {
@@ -407,8 +421,8 @@ std::string gateText(const GateResult& r, const GateThresholds& t, const GateLab
 std::string gateMarkdown(const GateResult& r, const GateThresholds& t, const GateLabels& labels) {
     std::ostringstream out;
     out << "## FuseScope check: " << verdictLine(r) << "\n\n";
-    out << "New `" << escapeMarkdown(labels.candidate) << "` against baseline `"
-        << escapeMarkdown(labels.baseline) << "`; " << thresholdsLine(t) << ".\n\n";
+    out << "New " << escapeMarkdown(labels.candidate) << " against baseline "
+        << escapeMarkdown(labels.baseline) << "; " << thresholdsLine(t) << ".\n\n";
     if (!r.warned.empty()) {
         out << "> **Warning:** the verdict rests on warned samples:\n";
         for (const auto& w : r.warned)

@@ -123,33 +123,6 @@ public:
         emit m_engine->reportOpened(generation, ticket, std::move(report), std::move(views), path);
     }
 
-    void loadDiff(const DiffRequest& request, quint64 ticket) {
-        auto out = std::make_shared<DiffLoad>();
-        auto read = [&out](const std::string& path, const char* side) -> ReportSnapshot {
-            auto report = readReport(path);
-            if (!report) {
-                out->errors.push_back(std::string(side) + ": " + report.error().message);
-                return nullptr;
-            }
-            return std::make_shared<const Report>(std::move(report).value());
-        };
-        out->a = read(request.pathA, "A");
-        out->b = read(request.pathB, "B");
-        if (out->a && out->b)
-            out->diff = diffReports(*out->a, *out->b, request.backendA, request.backendB, request.labelA,
-                                    request.labelB);
-        emit m_engine->diffLoaded(ticket, std::move(out));
-    }
-
-    void loadSuite(const std::string& dir, quint64 ticket) {
-        emit m_engine->suiteLoaded(ticket, std::make_shared<const Result<Suite>>(fusescope::loadSuite(dir)));
-    }
-
-    void exportHtml(const ReportSnapshot& report, const std::string& path) {
-        const auto error = writeFileAtomically(path, html::htmlReport(*report));
-        emit m_engine->htmlExported(path, error ? error->message : std::string());
-    }
-
     void saveReport(const ReportSnapshot& report, const std::string& path) {
         const auto error = writeReport(*report, path);
         emit m_engine->saved(path, error ? error->message : std::string());
@@ -196,6 +169,45 @@ private:
     size_t m_eagerSent = 0, m_compiledSent = 0;
 };
 
+// Reads and writes that touch no session (the Diff window's reports, a sweep folder, the HTML
+// page) on a thread of their own: a large diff or page never delays a run's stream, its cancel
+// or its timeout on the engine thread.
+class EngineLoader : public QObject {
+public:
+    explicit EngineLoader(Engine* engine)
+        : m_engine(engine) {}
+
+    void loadDiff(const DiffRequest& request, quint64 ticket) {
+        auto out = std::make_shared<DiffLoad>();
+        auto read = [&out](const std::string& path, const char* side) -> ReportSnapshot {
+            auto report = readReport(path);
+            if (!report) {
+                out->errors.push_back(std::string(side) + ": " + report.error().message);
+                return nullptr;
+            }
+            return std::make_shared<const Report>(std::move(report).value());
+        };
+        out->a = read(request.pathA, "A");
+        out->b = read(request.pathB, "B");
+        if (out->a && out->b)
+            out->diff = diffReports(*out->a, *out->b, request.backendA, request.backendB, request.labelA,
+                                    request.labelB);
+        emit m_engine->diffLoaded(ticket, std::move(out));
+    }
+
+    void loadSuite(const std::string& dir, quint64 ticket) {
+        emit m_engine->suiteLoaded(ticket, std::make_shared<const Result<Suite>>(fusescope::loadSuite(dir)));
+    }
+
+    void exportHtml(const ReportSnapshot& report, const std::string& path) {
+        const auto error = writeFileAtomically(path, html::htmlReport(*report));
+        emit m_engine->htmlExported(path, error ? error->message : std::string());
+    }
+
+private:
+    Engine* m_engine;
+};
+
 Engine::Engine(FamilyFactory makeFamilies, QObject* parent)
     : QObject(parent) {
     qRegisterMetaType<fusescope::RunSnapshot>();
@@ -211,6 +223,10 @@ Engine::Engine(FamilyFactory makeFamilies, QObject* parent)
     m_families = std::make_shared<EngineFamilies>();
     m_families->make = makeFamilies;
     m_worker = new EngineWorker(this, m_families);
+    m_loader = new EngineLoader(this);
+    m_loadThread.setObjectName("fusescope-loads");
+    m_loader->moveToThread(&m_loadThread);
+    m_loadThread.start();
     m_thread.setObjectName("fusescope-engine");
     m_worker->moveToThread(&m_thread);
     m_thread.start();
@@ -222,6 +238,9 @@ Engine::~Engine() {
         m_worker, [w = m_worker] { w->shutdown(); }, Qt::BlockingQueuedConnection);
     m_thread.quit();
     m_thread.wait();
+    m_loadThread.quit();
+    m_loadThread.wait(); // a load in progress finishes first; its answer goes nowhere
+    delete m_loader;
     delete m_worker;
 }
 
@@ -267,7 +286,7 @@ void Engine::saveReport(ReportSnapshot report, const std::string& path) {
 
 void Engine::exportHtml(ReportSnapshot report, const std::string& path) {
     QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, report = std::move(report), path] { w->exportHtml(report, path); });
+        m_loader, [l = m_loader, report = std::move(report), path] { l->exportHtml(report, path); });
 }
 
 void Engine::reloadFamilies() {
@@ -277,14 +296,14 @@ void Engine::reloadFamilies() {
 quint64 Engine::loadDiff(DiffRequest request) {
     const quint64 ticket = ++m_nextLoadTicket;
     QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, request = std::move(request), ticket] { w->loadDiff(request, ticket); });
+        m_loader, [l = m_loader, request = std::move(request), ticket] { l->loadDiff(request, ticket); });
     return ticket;
 }
 
 quint64 Engine::loadSuite(std::string dir) {
     const quint64 ticket = ++m_nextLoadTicket;
-    QMetaObject::invokeMethod(m_worker,
-                              [w = m_worker, dir = std::move(dir), ticket] { w->loadSuite(dir, ticket); });
+    QMetaObject::invokeMethod(m_loader,
+                              [l = m_loader, dir = std::move(dir), ticket] { l->loadSuite(dir, ticket); });
     return ticket;
 }
 

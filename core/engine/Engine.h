@@ -37,6 +37,7 @@ using DiffLoadSnapshot = std::shared_ptr<const DiffLoad>;
 using SuiteSnapshot = std::shared_ptr<const Result<Suite>>;
 
 class EngineWorker;
+class EngineLoader;
 struct EngineFamilies;
 
 // The engine thread (RenderDoc's ReplayManager: one owner thread, tagged requests). It owns the
@@ -70,20 +71,23 @@ public:
     // nothing: a run in progress goes on.
     void openReport(const std::string& path, quint64 ticket);
     void saveReport(ReportSnapshot report, const std::string& path);
-    // The report as one self-contained HTML page (docs/html-report.md); answered by htmlExported.
+    // The report as one self-contained HTML page (docs/html-report.md), laid out and written on
+    // the load thread; answered by htmlExported.
     void exportHtml(ReportSnapshot report, const std::string& path);
     // The next run creates its families afresh (another Python was chosen); a finished session
     // that still points at the old ones goes first.
     void reloadFamilies();
     // Reads two reports and diffs them (diffLoaded); reads a sweep folder (suiteLoaded). Neither
-    // touches the session or the report shown. Each returns the ticket its answer carries: tickets
-    // are unique per engine, so any number of windows can share it.
+    // touches the session or the report shown, and both run on the engine's load thread, so a
+    // large one never delays a run. Each returns the ticket its answer carries: tickets are unique
+    // per engine, so any number of windows can share it.
     quint64 loadDiff(DiffRequest request);
     quint64 loadSuite(std::string dir);
 
     // The id of the family that would run `backend` ("torch_compile", "libtorch", "tvm"), or ""
-    // when none takes it. Any thread; answered by the engine's own families (created on first use,
-    // again after reloadFamilies), never by a second set.
+    // when none takes it. Any thread; answered by the engine's own families (created on first use
+    // by whichever thread asks first, again after reloadFamilies), never by a second set. Safe
+    // while a session runs because handles() and id() read nothing a run changes.
     std::string familyOf(const std::string& backend) const;
 
 signals:
@@ -117,6 +121,8 @@ signals:
 private:
     FamilyFactory m_makeFamilies;
     std::shared_ptr<EngineFamilies> m_families; // shared with the worker; guarded by its mutex
+    QThread m_loadThread;                       // diff, suite and HTML loads (EngineLoader)
+    EngineLoader* m_loader = nullptr;
     std::atomic<quint64> m_nextLoadTicket{0};
     QThread m_thread;
     EngineWorker* m_worker = nullptr; // lives on m_thread, deleted when it finishes

@@ -9,6 +9,7 @@
 #include "analysis/FusionLinks.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
+#include "codec/Utf8.h"
 #include "model/Provenance.h"
 #include "trace/TimeAttribution.h"
 
@@ -105,9 +106,11 @@ std::string barChart(const std::string& title, const std::vector<Bar>& bars, con
     for (size_t i = 0; i < bars.size(); ++i) {
         const Bar& b = bars[i];
         const double y = 30 + rowH * double(i);
-        out += "<text x=\"" + num(labelW - 6) + "\" y=\"" + num(y + 13) + "\" text-anchor=\"end\">" +
-               escape(b.label.size() > 24 ? b.label.substr(0, 23) + "\u2026" : b.label) + "<title>" +
-               escape(b.label) + "</title></text>";
+        out +=
+            "<text x=\"" + num(labelW - 6) + "\" y=\"" + num(y + 13) + "\" text-anchor=\"end\">" +
+            escape(b.label.size() > 24 ? b.label.substr(0, utf8::boundaryAtOrBefore(b.label, 23)) + "\u2026"
+                                       : b.label) +
+            "<title>" + escape(b.label) + "</title></text>";
         out += "<rect x=\"" + num(labelW) + "\" y=\"" + num(y + 2) + "\" width=\"" +
                num(xOf(b.value) - labelW) + "\" height=\"" + num(rowH - 8) + "\" fill=\"#64b5f6\"/>";
         if (b.low && b.high)

@@ -198,6 +198,7 @@ TEST(Gate, HostileNamesStayText) {
                                               "c")),
               "abc");
     EXPECT_EQ(escapeMarkdown("a|b`c"), "a\\|b\\`c");
+    EXPECT_EQ(escapeMarkdown("@team https://x <b>"), "&#64;team https&#58;//x &lt;b&gt;");
 }
 
 TEST(Gate, JUnitCountsFailuresAndSkips) {

@@ -110,5 +110,15 @@ def test_sweeps_job_by_job(cli, tmp_path):
     assert "[b latency] inductor is slower" in r.stdout
     assert "[c job] job c" in r.stdout
     assert "[a " not in r.stdout
+    # A job whose new report kept none of its backends lost them all: a regression, not a pass.
+    renamed = json.loads(base.read_text())
+    for run in renamed["backends"]:
+        run["name"] = run["name"] + "_renamed"
+    lost = tmp_path / "renamed.fscope"
+    lost.write_text(json.dumps(renamed))
+    gone = sweep(tmp_path / "gone", [("a", lost), ("b", base), ("c", base)])
+    r = cli("check", gone, "--baseline", old)
+    assert r.code == 1, r
+    assert "[a status] inductor ran in the baseline and is missing" in r.stdout
     # A sweep folder against a report is unusable.
     assert cli("check", new, "--baseline", GOOD).code == 2

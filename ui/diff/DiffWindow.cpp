@@ -88,6 +88,9 @@ DiffWindow::DiffWindow(QWidget* parent)
     , m_viewB(new GraphView)
     , m_table(new QTableWidget(0, 7)) {
     setWindowTitle(tr("FuseScope — Diff"));
+    // Report strings (backend names, diff sentences, file names) are shown as text, never markup.
+    for (QLabel* label : {m_summary, m_titleA, m_titleB})
+        label->setTextFormat(Qt::PlainText);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table->setHorizontalHeaderLabels({tr("Change"), tr("Kernel in A"), tr("Kernel in B"), tr("Nodes"),

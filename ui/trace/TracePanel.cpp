@@ -34,6 +34,7 @@ TracePanel::TracePanel(QWidget* parent)
     , m_table(new KernelTableModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
     , m_tableView(new QTableView(this)) {
+    m_info->setTextFormat(Qt::PlainText); // the trace's source and names come from the report
     auto* chromeButton = new QPushButton(tr("Export Chrome trace…"), this);
     chromeButton->setToolTip(tr("JSON trace that Perfetto (ui.perfetto.dev) and chrome://tracing open"));
     auto* csvButton = new QPushButton(tr("Export kernel table (CSV)…"), this);
