@@ -4,6 +4,7 @@
 #include "analysis/Confidence.h"
 #include "analysis/Deployment.h"
 #include "analysis/Format.h"
+#include "analysis/QuantizationLines.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 
@@ -81,6 +82,11 @@ QString backendDetailsText(const Report& report, const BackendRun& run) {
         text += "\ndeployment: ";
         for (const auto& line : lines)
             text += q(line) + "\n";
+    }
+    if (const auto lines = quantizationLines(run); !lines.empty()) { // analysis/QuantizationLines.h
+        text += "\nquantization: ";
+        for (size_t i = 0; i < lines.size(); ++i)
+            text += (i ? "  " : "") + q(lines[i]) + "\n";
     }
     if (!run.memoryMethod.empty())
         text += QString("memory: %1 (eager %2), method %3\n")

@@ -1,6 +1,7 @@
 #include "BackendEntryDialog.h"
 
 #include "model/ErrorCode.h"
+#include "model/Quantization.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -46,6 +47,14 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
         const auto& d = entry.options["dynamic"];
         m_dynamic->setCurrentText(d.is_null() ? "auto" : d.get<bool>() ? "true" : "false");
     }
+    m_precision = new QComboBox;
+    m_precision->addItem(kRunWide);
+    for (const auto& p : workloadPrecisions())
+        m_precision->addItem(QString::fromStdString(p));
+    m_precision->setToolTip(tr("This row's precision: bf16/fp16 autocast, or an int8 variant quantized with "
+                               "torchao (docs/quantization.md), next to the run-wide one's rows"));
+    if (const auto p = entryPrecision(entry); !p.empty())
+        m_precision->setCurrentText(QString::fromStdString(p));
     m_inductor = new QLineEdit(inductorText(entry.options));
     m_inductor->setPlaceholderText(tr("key=value, ...  e.g. epilogue_fusion=false"));
     m_inductor->setToolTip(
@@ -54,6 +63,7 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("fullgraph"), m_fullgraph);
     form->addRow(tr("dynamic"), m_dynamic);
+    form->addRow(tr("Precision"), m_precision);
     if (entry.backend == "tvm") {
         m_inductor->setPlaceholderText(tr("tune=64, tune_time=120"));
         m_inductor->setToolTip(tr("MetaSchedule tuning for llvm: tune=TRIALS (required), tune_time=SECONDS "
@@ -81,6 +91,7 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
     connect(m_mode, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
     connect(m_fullgraph, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
     connect(m_dynamic, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
+    connect(m_precision, &QComboBox::currentTextChanged, this, &BackendEntryDialog::refresh);
     connect(m_inductor, &QLineEdit::textChanged, this, &BackendEntryDialog::refresh);
     refresh();
 }
@@ -97,14 +108,17 @@ Result<BackendEntry> BackendEntryDialog::entry() const {
     if (dynamic != kRunWide)
         e.options["dynamic"] =
             dynamic == "auto" ? nlohmann::json(nullptr) : nlohmann::json(dynamic == "true");
+    if (m_precision->currentText() != kRunWide)
+        e.options["precision"] = m_precision->currentText().toStdString();
     // The same reader as typed entries, so the dialog accepts exactly what the CLI accepts.
     auto parsed = parseEntryOptions(m_inductor->text().toStdString());
     if (!parsed)
         return parsed.error();
     const auto& typed = parsed.value();
-    if (typed.contains("fullgraph") || typed.contains("dynamic"))
-        return Error{toString(ErrorCode::BadOption),
-                     "set fullgraph and dynamic with their own fields, not among the Inductor options"};
+    if (typed.contains("fullgraph") || typed.contains("dynamic") || typed.contains("precision"))
+        return Error{
+            toString(ErrorCode::BadOption),
+            "set fullgraph, dynamic and precision with their own fields, not among the Inductor options"};
     if (typed.contains("inductor"))
         e.options["inductor"] = typed["inductor"];
     if (e.backend == "tvm" && e.hasOptions()) // tune=TRIALS, tune_time=S: options.tvm (docs/tvm.md)

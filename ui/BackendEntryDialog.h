@@ -29,6 +29,7 @@ public:
     QComboBox* modeBox() const { return m_mode; }
     QComboBox* fullgraphBox() const { return m_fullgraph; }
     QComboBox* dynamicBox() const { return m_dynamic; }
+    QComboBox* precisionBox() const { return m_precision; }
     QLineEdit* inductorEdit() const { return m_inductor; }
     QPushButton* applyButton() const { return m_apply; }
     QPushButton* addButton() const { return m_add; }
@@ -40,6 +41,7 @@ private:
     QComboBox* m_mode;
     QComboBox* m_fullgraph;
     QComboBox* m_dynamic;
+    QComboBox* m_precision;
     QLineEdit* m_inductor;
     QLabel* m_preview;
     QPushButton* m_apply;

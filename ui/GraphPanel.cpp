@@ -274,6 +274,8 @@ void GraphPanel::onStagesChanged() {
         if (!stage)
             return;
         m_single->setStage(std::make_shared<const StageGraph>(*stage));
+        if (m_run->quantization && stage->fusion == "after")
+            m_single->setKernelBadges(int8Badges(*m_run, *stage));
         QString stats = tr("%1: %2 nodes").arg(left).arg(stage->computeNodeCount());
         if (stage->fusion == "after")
             stats += tr(", %1 kernels").arg(stage->kernelCount());

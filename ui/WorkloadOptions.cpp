@@ -31,9 +31,24 @@ WorkloadOptions::WorkloadOptions(QWidget* parent)
     m_mode->addItem(tr("Training"), "training");
     m_mode->setToolTip(tr("Inference: forward under no_grad. Training: each sample is a full step "
                           "(forward, loss, backward, optimizer step)"));
-    m_precision->addItems({"fp32", "bf16", "fp16"});
-    m_precision->setToolTip(tr("Eager and compiled both run under torch.autocast at this precision; "
-                               "the accuracy tolerance follows it"));
+    // Item tool tips say what each precision does (docs/workloads.md, docs/quantization.md).
+    const std::pair<const char*, const char*> precisions[] = {
+        {"fp32", QT_TR_NOOP("The model as it is")},
+        {"bf16", QT_TR_NOOP("Eager and compiled both run under torch.autocast(bfloat16)")},
+        {"fp16", QT_TR_NOOP("Eager and compiled both run under torch.autocast(float16)")},
+        {"int8_weight_only", QT_TR_NOOP("torchao: Linear weights int8, activations floating point; "
+                                        "timed and judged against fp32 eager (inference only)")},
+        {"int8_dynamic", QT_TR_NOOP("torchao: Linear weights int8, activations quantized per call, int8 "
+                                    "matmuls; timed and judged against fp32 eager (inference only)")},
+        {"int8_static", QT_TR_NOOP("torchao PT2E with the X86 Inductor quantizer, calibrated on the model's "
+                                   "calibration_inputs() or example inputs; oneDNN int8 kernels (x86 CPU)")},
+    };
+    for (const auto& [name, tip] : precisions) {
+        m_precision->addItem(QString::fromLatin1(name));
+        m_precision->setItemData(m_precision->count() - 1, tr(tip), Qt::ToolTipRole);
+    }
+    m_precision->setToolTip(tr("fp32, bf16/fp16 autocast (eager and compiled alike), or an int8 variant "
+                               "quantized with torchao; the accuracy rule follows it"));
     m_shapes->setPlaceholderText(tr("e.g. 1x8:int64;4x8:int64 (empty: none)"));
     m_shapes->setClearButtonEnabled(true);
     m_shapes->setToolTip(tr("Input sets separated by ';', inputs by ','; each backend is compiled again "

@@ -6,6 +6,7 @@
 #include "analysis/Deployment.h"
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
+#include "analysis/QuantizationLines.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 #include "analysis/Summary.h"
@@ -23,8 +24,9 @@ using Row = std::vector<std::string>;
 std::string workloadText(const std::optional<Workload>& workload) {
     if (!workload || (workload->mode == "inference" && workload->precision == "fp32"))
         return {};
+    const std::string how = isQuantizedPrecision(workload->precision) ? " (torchao)" : " autocast";
     return workload->mode +
-           (workload->precision == "fp32" ? std::string() : ", " + workload->precision + " autocast");
+           (workload->precision == "fp32" ? std::string() : ", " + workload->precision + how);
 }
 
 std::string cpuText(const std::vector<int>& cpus) {
@@ -170,6 +172,21 @@ void deploymentSection(std::ostringstream& out, const Report& report) {
     }
 }
 
+// What each int8 row quantized and its weights against fp32's (analysis/QuantizationLines.h).
+void quantizationSection(std::ostringstream& out, const Report& report) {
+    bool header = false;
+    for (const auto& run : report.backends) {
+        const auto lines = quantizationLines(run);
+        if (lines.empty())
+            continue;
+        if (!header)
+            out << "\nquantization (speedup and accuracy against fp32 eager):\n";
+        header = true;
+        for (size_t i = 0; i < lines.size(); ++i)
+            out << "  " << (i == 0 ? run.name + ": " : std::string("  ")) << lines[i] << "\n";
+    }
+}
+
 // How sure each median is (analysis/RunWarnings.h, confidenceText): the 95 % order-statistic
 // intervals of the speedup and of the compiled latency, and whether the target was met.
 void confidenceSection(std::ostringstream& out, const Report& report) {
@@ -286,6 +303,7 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
                 << "\n";
     compileSection(out, report);
     deploymentSection(out, report);
+    quantizationSection(out, report);
     trainingSection(out, report);
     breaksSection(out, report);
     shapesSection(out, report);

@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
            "--mode", runMode,
            "inference (one forward) or training (forward, loss, backward, optimizer step per sample)")
         ->capture_default_str();
-    cmp->add_option("--precision", compare.settings.precision, "fp32, or bf16 / fp16 autocast")
+    cmp->add_option("--precision", compare.settings.precision,
+                    "fp32, bf16 / fp16 autocast, or int8_weight_only / int8_dynamic / int8_static (torchao, "
+                    "docs/quantization.md)")
         ->capture_default_str();
     std::string shapes;
     cmp->add_option(

@@ -3,6 +3,7 @@
 #include "Advice.h"
 #include "Confidence.h"
 #include "LatencyStats.h"
+#include "QuantizationLines.h"
 #include "RunWarnings.h"
 #include "Speedup.h"
 #include "codec/ReportCodec.h"
@@ -210,6 +211,11 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         b["eager_peak_memory_bytes"] = orNull(run.eagerPeakMemoryBytes);
         b["deployment"] = run.deployment ? json(*run.deployment) : json(nullptr); // artifact backends
         b["tvm_tuning"] = run.tuning ? json(*run.tuning) : json(nullptr);         // tvm{tune=N} rows
+        b["quantization"] = json(nullptr); // int8 rows: the record and the kernels computing in int8
+        if (run.quantization) {
+            b["quantization"] = *run.quantization;
+            b["quantization"]["int8_kernels"] = int8KernelNames(run);
+        }
         b["memory_method"] = run.memoryMethod.empty() ? json(nullptr) : json(run.memoryMethod);
         // The report's record (with the bisect's first_divergence when it ran), and its status as
         // PyTorch's harness names it even for reports written before statuses.

@@ -230,6 +230,8 @@ Result<RunRequest> requestFor(const std::string& label, const RunRequest& base) 
         return entry.error();
     request.backend = entry.value().backend;
     request.options = applyEntryOptions(request.options, entry.value());
+    if (auto precision = entryPrecision(entry.value()); !precision.empty())
+        request.workload.precision = precision;
     return request;
 }
 
@@ -237,7 +239,11 @@ std::optional<std::string> entryOptionsRefused(const std::string& label, const B
     if (family.id() == "torch_compile" || isMixedLabel(label))
         return std::nullopt;
     auto entry = parseBackendEntry(label);
-    if (!entry || (entry.value().mode.empty() && !entry.value().hasOptions()))
+    if (!entry)
+        return std::nullopt;
+    // A precision is the workload's: every family takes it (and refuses one it cannot run itself).
+    entry.value().options.erase("precision");
+    if (entry.value().mode.empty() && !entry.value().hasOptions())
         return std::nullopt;
     // tvm takes its own options only (tune=TRIALS, tune_time=SECONDS: docs/tvm.md, "Tuning").
     if (family.id() == "tvm" && entry.value().mode.empty() && entry.value().options.size() == 1 &&

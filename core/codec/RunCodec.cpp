@@ -194,6 +194,8 @@ void to_json(json& j, const BackendRun& r) {
         j["tvm_tuning"] = *r.tuning;
     if (r.deployment) // written only when measured: older reports round-trip unchanged
         j["deployment"] = *r.deployment;
+    if (r.quantization) // int8 rows only
+        j["quantization"] = *r.quantization;
     j["memory_method"] = r.memoryMethod;
     j["accuracy"] = r.accuracy ? json(*r.accuracy) : json(nullptr);
     j["graphs"] = r.graphs;
@@ -243,6 +245,23 @@ void to_json(json& j, const Deployment& d) {
          {"file_cache_resident", orNull(d.fileCacheResident)}};
     if (!d.error.empty())
         j["error"] = d.error;
+}
+
+void to_json(json& j, const Quantization& q) {
+    json skipped = json::array();
+    for (const auto& s : q.skippedModules)
+        skipped.push_back({{"module", s.module}, {"reason", s.reason}});
+    j = {{"mode", q.mode},
+         {"library", q.library},
+         {"version", q.version},
+         {"quantized_modules", q.quantizedModules},
+         {"skipped_modules", std::move(skipped)},
+         {"weight_bytes", orNull(q.weightBytes)},
+         {"fp32_weight_bytes", orNull(q.fp32WeightBytes)},
+         {"quantize_s", orNull(q.quantizeSeconds)},
+         {"notes", q.notes}};
+    if (!q.calibration.empty())
+        j["calibration"] = q.calibration;
 }
 
 void to_json(json& j, const Tuning& t) {
@@ -498,6 +517,39 @@ Deployment readDeployment(const Reader& r) {
     return d;
 }
 
+// `quantization` (docs/protocol.md, docs/quantization.md): a mode, byte counts >= 0, skipped
+// modules as {module, reason}; a bad member fails with its path.
+Quantization readQuantization(const Reader& r) {
+    Quantization q;
+    q.mode = r.str("mode");
+    if (q.mode.empty())
+        r.failAt("mode", "a quantization record needs its mode");
+    q.library = r.str("library");
+    q.version = r.str("version");
+    q.quantizedModules = r.strings("quantized_modules");
+    r.each("skipped_modules", [&](const Reader& s) {
+        if (!s.expectObject())
+            return;
+        q.skippedModules.push_back({s.str("module"), s.str("reason")});
+    });
+    for (const char* key : {"weight_bytes", "fp32_weight_bytes"}) {
+        auto value = r.optInt64(key);
+        if (value && *value < 0) {
+            r.failAt(key, "must be >= 0");
+            value.reset();
+        }
+        (std::string(key) == "weight_bytes" ? q.weightBytes : q.fp32WeightBytes) = value;
+    }
+    q.quantizeSeconds = r.optNumber("quantize_s");
+    if (q.quantizeSeconds && !(*q.quantizeSeconds >= 0)) {
+        r.failAt("quantize_s", "must be >= 0");
+        q.quantizeSeconds.reset();
+    }
+    q.calibration = r.str("calibration");
+    q.notes = r.strings("notes");
+    return q;
+}
+
 // `tvm_tuning` (docs/protocol.md): counts >= 0, tune_s >= 0; a bad member fails with its path.
 Tuning readTuning(const Reader& r) {
     Tuning t;
@@ -581,6 +633,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.deployment = readDeployment(*d);
     if (auto t = r.object("tvm_tuning")) // tvm{tune=N} only
         run.tuning = readTuning(*t);
+    if (auto q = r.object("quantization")) // int8 rows only
+        run.quantization = readQuantization(*q);
     run.memoryMethod = r.str("memory_method", run.memoryMethod);
     if (auto a = optAccuracy(r, "accuracy"))
         run.accuracy = a;

@@ -27,6 +27,7 @@ void to_json(nlohmann::json& j, const RunWarning& warning);
 void to_json(nlohmann::json& j, const RunPlacement& placement);
 void to_json(nlohmann::json& j, const RunMeasure& measure);
 void to_json(nlohmann::json& j, const Deployment& deployment);
+void to_json(nlohmann::json& j, const Quantization& quantization);
 void to_json(nlohmann::json& j, const Tuning& tuning);
 
 // {phase: seconds} (`compile_breakdown`), or null when there are no phases.

@@ -7,6 +7,7 @@
 #include "analysis/CompileTime.h"
 #include "analysis/Format.h"
 #include "analysis/FusionLinks.h"
+#include "analysis/QuantizationLines.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 #include "codec/Utf8.h"
@@ -304,6 +305,12 @@ std::string backendSection(const BackendRun& run, size_t index, const HtmlOption
         for (const auto& line : compile)
             text += line + "\n";
         out += "<h3>Compile time</h3><pre>" + escape(text) + "</pre>\n";
+    }
+    if (const auto lines = quantizationLines(run); !lines.empty()) { // analysis/QuantizationLines.h
+        std::string text;
+        for (const auto& line : lines)
+            text += line + "\n";
+        out += "<h3>Quantization</h3><pre>" + escape(text) + "</pre>\n";
     }
     out += timeByModule(run, options.maxTimeRows);
     std::set<int> graphs;

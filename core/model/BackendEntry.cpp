@@ -1,6 +1,7 @@
 #include "BackendEntry.h"
 
 #include "model/ErrorCode.h"
+#include "model/WorkloadText.h"
 
 namespace fusescope {
 
@@ -125,6 +126,10 @@ Result<nlohmann::json> parseEntryOptions(const std::string& body) {
                 return Error{toString(ErrorCode::BadOption),
                              "dynamic takes true, false or auto, not '" + value + "'"};
             options["dynamic"] = value == "auto" ? nlohmann::json(nullptr) : nlohmann::json(value == "true");
+        } else if (key == "precision") {
+            if (auto problem = checkPrecision(value))
+                return Error{toString(ErrorCode::BadOption), problem->message};
+            options["precision"] = value;
         } else if (key == "mode") {
             return Error{toString(ErrorCode::BadOption),
                          "give the torch.compile mode as NAME@MODE, e.g. inductor@max-autotune"};
@@ -192,6 +197,11 @@ Result<BackendEntry> parseBackendEntry(const std::string& raw) {
     return entry;
 }
 
+std::string entryPrecision(const BackendEntry& entry) {
+    const auto it = entry.options.find("precision");
+    return it != entry.options.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 bool isAssignableEntry(const std::string& label) {
     auto entry = parseBackendEntry(label);
     return entry && !entry.value().hasOptions();
@@ -202,6 +212,8 @@ std::string formatBackendEntry(const BackendEntry& entry) {
     if (!entry.mode.empty())
         label += "@" + entry.mode;
     std::vector<std::string> options;
+    if (entry.options.contains("precision"))
+        options.push_back("precision=" + formatOptionValue(entry.options["precision"]));
     if (entry.options.contains("fullgraph"))
         options.push_back(entry.options["fullgraph"].get<bool>() ? "fullgraph" : "fullgraph=false");
     if (entry.options.contains("dynamic")) {
@@ -231,6 +243,8 @@ nlohmann::json applyEntryOptions(nlohmann::json base, const BackendEntry& entry)
     if (!entry.mode.empty())
         base["mode"] = entry.mode;
     for (const auto& [key, value] : entry.options.items()) {
+        if (key == "precision") // the workload's, not torch.compile's: entryPrecision
+            continue;
         if (key == "inductor") {
             if (!base.contains("inductor") || !base["inductor"].is_object())
                 base["inductor"] = nlohmann::json::object();

@@ -18,8 +18,9 @@ std::string formatInductorOptions(const nlohmann::json& options);
 
 // One entry of a backend list as users type it (docs/cli.md, "Backends and their options"):
 //   NAME[@MODE][{OPTION,...}]
-// OPTION is `fullgraph`, `fullgraph=true|false`, `dynamic=true|false|auto`, or any other
-// KEY=VALUE, an Inductor option. The entry's options apply on top of the run-wide ones, so one
+// OPTION is `fullgraph`, `fullgraph=true|false`, `dynamic=true|false|auto`, `precision=P` (the
+// row's workload precision, e.g. int8_dynamic: docs/quantization.md), or any other KEY=VALUE, an
+// Inductor option. The entry's options apply on top of the run-wide ones, so one
 // comparison can hold `inductor` and `inductor{epilogue_fusion=false}` side by side.
 struct BackendEntry {
     std::string backend;
@@ -33,6 +34,8 @@ struct BackendEntry {
 Result<BackendEntry> parseBackendEntry(const std::string& label);
 // The OPTION list inside an entry's braces -> {fullgraph, dynamic, inductor{}} (only what it sets).
 Result<nlohmann::json> parseEntryOptions(const std::string& body);
+// The entry's own precision (`precision=...`), or "" for the run-wide one.
+std::string entryPrecision(const BackendEntry& entry);
 // The canonical spelling of an entry (options in a fixed order); parseBackendEntry reads it back.
 std::string formatBackendEntry(const BackendEntry& entry);
 // `base` (a request's options) with the entry's mode and options applied; Inductor options merge

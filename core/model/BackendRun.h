@@ -3,6 +3,7 @@
 #include "CompileTime.h"
 #include "Deployment.h"
 #include "KernelTrace.h"
+#include "Quantization.h"
 #include "RunSettings.h"
 #include "StageGraph.h"
 #include "Tuning.h"
@@ -234,7 +235,8 @@ struct BackendRun {
     std::optional<int64_t> peakMemoryBytes;
     std::optional<int64_t> eagerPeakMemoryBytes;
     std::string memoryMethod;
-    std::optional<Deployment> deployment; // the artifact a user would ship (Deployment.h)
+    std::optional<Deployment> deployment;     // the artifact a user would ship (Deployment.h)
+    std::optional<Quantization> quantization; // int8 rows: what torchao quantized (Quantization.h)
 
     std::optional<Accuracy> accuracy;
 

@@ -1,5 +1,7 @@
 #include "WorkloadText.h"
 
+#include "model/Quantization.h"
+
 #include <set>
 #include <sstream>
 
@@ -126,9 +128,13 @@ Status checkMode(const std::string& mode) {
 }
 
 Status checkPrecision(const std::string& precision) {
-    if (precision == "fp32" || precision == "bf16" || precision == "fp16")
-        return std::nullopt;
-    return bad("precision '" + precision + "' is not one of fp32, bf16, fp16");
+    std::string all;
+    for (const auto& p : workloadPrecisions()) {
+        if (p == precision)
+            return std::nullopt;
+        all += (all.empty() ? "" : ", ") + p;
+    }
+    return bad("precision '" + precision + "' is not one of " + all);
 }
 
 } // namespace fusescope

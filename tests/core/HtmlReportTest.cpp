@@ -1,5 +1,6 @@
 // The HTML report (core/html, docs/html-report.md): the page has its parts, nothing external,
-// hostile names stay text, hover links point at boxes that exist, large stages stay collapsed.
+// hostile names (quantization records' included) stay text, hover links point at boxes that exist, large
+// stages stay collapsed.
 #include "html/HtmlReport.h"
 
 #include "analysis/FusionLinks.h"
@@ -87,7 +88,17 @@ TEST(HtmlReport, HostileNamesStayText) {
         }
     }
     r.backends[1].error = RunError{"x" + evil, evil, "", ""};
+    // An int8 row's quantization section (docs/quantization.md), with hostile module names.
+    Quantization q;
+    q.mode = "int8_dynamic";
+    q.library = "torchao";
+    q.quantizedModules = {"up"};
+    q.skippedModules = {{"proj" + evil, "Conv1d" + evil}};
+    r.backends[1].quantization = q;
     const std::string page = html::htmlReport(r);
+    EXPECT_NE(page.find("<h3>Quantization</h3><pre>int8_dynamic (torchao): 1 of 2 layers quantized"),
+              std::string::npos);
+    EXPECT_NE(page.find("not quantized: proj&lt;script&gt;"), std::string::npos);
     EXPECT_EQ(page.find("<script>alert"), std::string::npos);
     EXPECT_EQ(page.find("<img"), std::string::npos);
     EXPECT_NE(page.find("&lt;img src=x onerror=alert(2)&gt;&quot;&#39;&amp;"), std::string::npos);

@@ -213,8 +213,10 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
             return;
         painter->setPen(QColor("#424242"));
         painter->setFont(itemFont(true));
-        painter->drawText(QRectF(rect.left() + 6, rect.top(), rect.width() - 12, 22),
-                          Qt::AlignLeft | Qt::AlignVCenter, QString("▾ %1 · %2%3").arg(m_name, count, heat));
+        painter->drawText(
+            QRectF(rect.left() + 6, rect.top(), rect.width() - 12, 22), Qt::AlignLeft | Qt::AlignVCenter,
+            QString("▾ %1%2 · %3%4")
+                .arg(m_badge.isEmpty() ? QString() : "[" + m_badge + "] ", m_name, count, heat));
         return;
     }
     painter->setBrush(m_heat.isValid() ? fill : fill.darker(m_kernel ? 105 : 110));
@@ -225,8 +227,16 @@ void GroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
     // A second outline offset by a few points reads as "a stack of things".
     painter->drawRoundedRect(rect.translated(3, 3), 6, 6);
     painter->drawRoundedRect(rect, 6, 6);
-    drawLines(painter, rect, QString("▸ ") + m_name, count + (m_kernel ? " · kernel" : "") + heat,
+    const QString kind = m_badge.isEmpty() ? QString(" · kernel") : " · " + m_badge + " kernel";
+    drawLines(painter, rect, QString("▸ ") + m_name, count + (m_kernel ? kind : QString()) + heat,
               m_heat.isValid() ? fill : QColor(Qt::white));
+}
+
+void GroupItem::setBadge(const QString& badge) {
+    if (badge == m_badge)
+        return;
+    m_badge = badge;
+    update();
 }
 
 void GroupItem::setHeat(QColor color, const QString& label) {

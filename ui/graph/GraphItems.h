@@ -57,6 +57,10 @@ public:
     // show `label` ("12.3 % · 0.21 ms") after the name.
     void setHeat(QColor color, const QString& label);
     const QString& heatLabel() const { return m_heatLabel; }
+    // A word before "kernel" on the closed box's second line, and "[word]" before the open frame's
+    // name ("int8": docs/quantization.md).
+    void setBadge(const QString& badge);
+    const QString& badge() const { return m_badge; }
 
 protected:
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
@@ -70,6 +74,7 @@ private:
     QSizeF m_size;
     bool m_highlighted = false;
     QColor m_heat;
+    QString m_badge;
     QString m_heatLabel;
 };
 

@@ -44,7 +44,24 @@ void GraphScene::setStage(std::shared_ptr<const StageGraph> stage, int maxVisibl
     m_collapsed->expandInitially(maxVisible);
     m_worker = std::make_unique<LayoutWorker>(std::make_shared<GraphvizLayout>(m_stage, m_tree));
     m_highlighted.clear();
+    m_badges.clear();
     requestLayout();
+}
+
+void GraphScene::setKernelBadges(QHash<QString, QString> badges) {
+    m_badges = std::move(badges);
+    for (auto it = m_groupItems.begin(); it != m_groupItems.end(); ++it) {
+        const int g = m_tree ? m_tree->findGroup(it.key().toStdString()) : -1;
+        if (g >= 0)
+            it.value()->setBadge(badgeOf(m_tree->group(g)));
+    }
+}
+
+QString GraphScene::badgeOf(const layout::GraphGroup& g) const {
+    if (m_badges.isEmpty() || g.kind != layout::GraphGroup::Kind::Kernel || g.fusionGroup < 0 ||
+        size_t(g.fusionGroup) >= m_stage->groups.size())
+        return {};
+    return m_badges.value(QString::fromStdString(m_stage->groups[size_t(g.fusionGroup)].id));
 }
 
 bool GraphScene::isGroupExpanded(const QString& groupId) const {
@@ -248,6 +265,7 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result) {
             auto* groupItem = new GroupItem(id, QString::fromStdString(g.name), g.nodeCount,
                                             g.kind == GraphGroup::Kind::Kernel, placed.expanded, size);
             m_groupItems.insert(id, groupItem);
+            groupItem->setBadge(badgeOf(g));
             item = groupItem;
         } else {
             const GraphNode& n = m_stage->nodes[size_t(ItemRef::index(placed.item))];

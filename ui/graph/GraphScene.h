@@ -59,6 +59,8 @@ public:
     // legend in the scene so exports keep it; an empty map turns it off. Kept across layouts.
     void setHeat(QHash<QString, NodeHeat> heat);
     const QHash<QString, NodeHeat>& heat() const { return m_heat; }
+    // A word before "kernel" on a closed kernel box ("int8"), by FusionGroup id; until the next stage.
+    void setKernelBadges(QHash<QString, QString> badges);
     HeatLegendItem* heatLegend() const { return m_legend; }
 
     NodeItem* nodeItem(const QString& id) const { return m_nodeItems.value(id); }
@@ -79,6 +81,7 @@ private:
     void requestLayout();
     void applyLayout(uint64_t generation, const layout::StageLayout& result);
     void applyHeat();
+    QString badgeOf(const layout::GraphGroup& g) const;
 
     std::shared_ptr<const StageGraph> m_stage;
     std::shared_ptr<const layout::GroupTree> m_tree;
@@ -90,6 +93,7 @@ private:
     QHash<QString, GroupItem*> m_groupItems;
     QSet<QString> m_highlighted;
     QHash<QString, NodeHeat> m_heat;
+    QHash<QString, QString> m_badges; // FusionGroup id -> word after the kernel's name
     HeatLegendItem* m_legend = nullptr;
     int m_edgeCount = 0;
     QString m_reason;

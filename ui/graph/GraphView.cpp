@@ -2,6 +2,7 @@
 
 #include "GraphItems.h"
 #include "GraphScene.h"
+#include "analysis/QuantizationLines.h"
 
 #include <QMouseEvent>
 #include <QScrollBar>
@@ -39,6 +40,17 @@ void GraphView::setStage(std::shared_ptr<const StageGraph> stage, int maxVisible
     m_userZoomed = false;
     m_firstLayout = true;
     m_scene->setStage(std::move(stage), maxVisible);
+}
+
+QHash<QString, QString> int8Badges(const BackendRun& run, const StageGraph& stage) {
+    QHash<QString, QString> badges;
+    for (const auto& id : int8KernelGroups(run, stage))
+        badges.insert(QString::fromStdString(id), QStringLiteral("int8"));
+    return badges;
+}
+
+void GraphView::setKernelBadges(QHash<QString, QString> badges) {
+    m_scene->setKernelBadges(std::move(badges));
 }
 
 void GraphView::highlightNodes(const QStringList& ids) {

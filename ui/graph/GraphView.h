@@ -3,6 +3,7 @@
 #include "model/StageGraph.h"
 
 #include <QGraphicsView>
+#include <QHash>
 #include <QStringList>
 #include <memory>
 
@@ -10,6 +11,11 @@ namespace fusescope {
 
 class GraphScene;
 class Minimap;
+
+struct BackendRun;
+// For GraphView::setKernelBadges: "int8" on each kernel of an int8 run's post-fusion stage that
+// computes in int8 (analysis/QuantizationLines.h, int8KernelGroups).
+QHash<QString, QString> int8Badges(const BackendRun& run, const StageGraph& stage);
 
 // A stage graph on screen: wheel zooms around the cursor, dragging pans, double-clicking a
 // group opens or closes it, a minimap in the corner shows where the viewport is.
@@ -21,6 +27,8 @@ public:
 
     GraphScene* graphScene() const { return m_scene; }
     void setStage(std::shared_ptr<const StageGraph> stage, int maxVisible = 60);
+    // GraphScene::setKernelBadges, after setStage.
+    void setKernelBadges(QHash<QString, QString> badges);
 
     // Marks nodes (or the closed groups holding them) for cross-linking between views.
     void highlightNodes(const QStringList& ids);

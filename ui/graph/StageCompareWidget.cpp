@@ -132,6 +132,8 @@ bool StageCompareWidget::setStages(std::shared_ptr<const BackendRun> run, const 
     };
     m_before->setStage(m_beforeStage ? m_beforeStage : placeholder(beforeKey));
     m_after->setStage(m_afterStage ? m_afterStage : placeholder(afterKey));
+    if (after && m_run->quantization) // int8 rows: which kernels compute in int8 (docs/quantization.md)
+        m_after->setKernelBadges(int8Badges(*m_run, *after));
     m_beforeTitle->setText(before
                                ? QString::fromStdString(before->label.empty() ? before->name : before->label)
                                : tr("Before fusion (missing)"));

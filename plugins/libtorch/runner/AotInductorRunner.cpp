@@ -65,6 +65,7 @@ struct AotInductorRunner::Impl {
     double firstCallSeconds = 0;
     std::vector<StageGraph> stages;
     std::optional<Accuracy> accuracy;
+    std::string quantized; // the int8 mode of a quantized package (export_aoti.py), else empty
     nlohmann::json info = nlohmann::json::object();
 
     std::vector<at::Tensor> call() {
@@ -109,6 +110,8 @@ std::optional<RunError> AotInductorRunner::load(const nlohmann::json& exported) 
     for (const char* key : {"export_s", "aoti_compile_s", "capture_overhead_s", "kernels", "package_files"})
         if (exported.contains(key))
             d->info[key] = exported.at(key);
+    if (auto q = exported.find("quantization"); q != exported.end() && q->is_object())
+        d->quantized = q->value("mode", std::string());
     if (!std::filesystem::is_regular_file(d->packagePath))
         return error(ErrorCode::Internal, "the worker reported the AOTInductor package " + d->packagePath +
                                               ", which does not exist");
@@ -179,7 +182,7 @@ std::optional<RunError> AotInductorRunner::checkAccuracy() {
     } catch (const std::exception& e) {
         return error(ErrorCode::RunFailed, std::string("the AOTInductor package raised: ") + e.what());
     }
-    d->accuracy = libtorch::compareOutputs(outputs, d->reference);
+    d->accuracy = libtorch::compareOutputs(outputs, d->reference, d->quantized);
     return std::nullopt;
 }
 

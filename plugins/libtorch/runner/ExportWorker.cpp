@@ -82,7 +82,8 @@ Exported ExportWorker::exportModel(const json& request, const std::string& outDi
                                 {"device", "cpu"},
                                 {"inputs", request.value("inputs", json())},
                                 {"out_dir", outDir},
-                                {"placement", request.value("placement", json::object())}};
+                                {"placement", request.value("placement", json::object())},
+                                {"workload", request.value("workload", json::object())}};
     const QString python = qEnvironmentVariable("FUSESCOPE_PYTHON", QStringLiteral("python3"));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(kChannelTokenVariable, QString::fromStdString(m_token));

@@ -40,6 +40,10 @@ void flattenTensors(const c10::IValue& value, std::vector<at::Tensor>& out) {
 
 namespace {
 
+// The worker's quantization rule (quantize.py COSINE_MIN, REL_ERROR_MAX).
+constexpr double kQuantizedCosineMin = 0.99;
+constexpr double kQuantizedRelErrorMax = 0.1;
+
 std::string describeTensor(const at::Tensor& t) {
     std::string shape;
     for (auto size : t.sizes())
@@ -68,12 +72,13 @@ std::string nonfiniteIn(const std::string& path, const at::Tensor& eager, const 
 
 } // namespace
 
-Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference) {
+Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference,
+                        const std::string& quantized) {
     // Statuses and reasons as the worker names them (accuracy.py, docs/measurement.md "Statuses"):
     // pass, fail_accuracy, nonfinite; paths are output[i] over the flattened tensor leaves.
     Accuracy acc;
-    acc.tolerance = 1e-3;
-    acc.precision = "fp32";
+    acc.tolerance = quantized.empty() ? 1e-3 : kQuantizedRelErrorMax;
+    acc.precision = quantized.empty() ? "fp32" : quantized;
     if (outputs.size() != reference.size()) {
         acc.rule = "structure";
         acc.status = "fail_accuracy";
@@ -85,7 +90,7 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
     std::string failure;
     std::vector<std::string> nonfinite;
     for (const auto& e : reference)
-        if (e.scalar_type() == at::kHalf || e.scalar_type() == at::kBFloat16)
+        if (quantized.empty() && (e.scalar_type() == at::kHalf || e.scalar_type() == at::kBFloat16))
             acc.tolerance = 1e-2;
     double sumSq = 0, dot = 0, normC = 0, normE = 0;
     int64_t count = 0;
@@ -119,7 +124,21 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
             acc.maxAbs = std::max(acc.maxAbs, leafAbs);
             acc.maxRel = std::max(acc.maxRel, (diff / ed.abs().clamp_min(1e-6)).max().item<double>());
         }
-        if (!at::allclose(c, e, acc.tolerance, acc.tolerance) && failure.empty()) {
+        if (!quantized.empty()) {
+            const double normLeaf = ed.norm().item<double>();
+            const double rel = normLeaf > 0 ? (cd - ed).norm().item<double>() / normLeaf
+                                            : (diff.numel() && leafAbs > 0 ? INFINITY : 0.0);
+            const double norms = normLeaf * cd.norm().item<double>();
+            const double cosine = norms > 0 ? (cd * ed).sum().item<double>() / norms : (rel == 0 ? 1.0 : 0.0);
+            if ((rel > acc.tolerance || cosine < kQuantizedCosineMin) && failure.empty()) {
+                char text[200];
+                std::snprintf(text, sizeof(text),
+                              "relative L2 error %.3g (at most %g) and cosine similarity %.4f (at least %g) "
+                              "against fp32 eager",
+                              rel, acc.tolerance, cosine, kQuantizedCosineMin);
+                failure = path + " is outside the quantization rule: " + text;
+            }
+        } else if (!at::allclose(c, e, acc.tolerance, acc.tolerance) && failure.empty()) {
             char text[160];
             std::snprintf(text, sizeof(text), "max abs %.3g, allclose at rtol=atol=%g fails", leafAbs,
                           acc.tolerance);
@@ -131,7 +150,9 @@ Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vecto
         normE += (ed * ed).sum().item<double>();
         count += diff.numel();
     }
-    acc.rule = anyFloat ? (count > 0 || nonfinite.empty() ? "allclose" : "") : "exact";
+    acc.rule = anyFloat
+                   ? (count > 0 || nonfinite.empty() ? (quantized.empty() ? "allclose" : "quantized") : "")
+                   : "exact";
     acc.rmse = count > 0 ? std::sqrt(sumSq / static_cast<double>(count)) : 0;
     acc.cosine = normC > 0 && normE > 0 ? dot / std::sqrt(normC * normE) : (normC == normE ? 1.0 : 0.0);
     if (!nonfinite.empty()) {

@@ -31,8 +31,11 @@ void flattenTensors(const c10::IValue& value, std::vector<at::Tensor>& out);
 
 // The outputs of one compiled call against the eager reference (float64): allclose at 1e-3
 // (1e-2 for float16/bfloat16), exact for integer and bool, "structure" when the number of
-// tensors differs.
-Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference);
+// tensors differs. With `quantized` (an int8 mode: an AOTInductor package of torchao's quantized
+// model), floating outputs are judged by the worker's quantization rule instead (accuracy.py,
+// docs/quantization.md): cosine similarity >= 0.99 and relative L2 error <= 0.1 per output.
+Accuracy compareOutputs(const std::vector<at::Tensor>& outputs, const std::vector<at::Tensor>& reference,
+                        const std::string& quantized = {});
 
 // docs/measurement.md "Peak memory" on the CPU, the way the worker measures it (memory.py):
 // `call` once under LibTorch's Kineto profiler (ProfilerConfig KINETO, profile_memory, CPU

@@ -24,6 +24,7 @@
 #include "codec/StageCodec.h"
 #include "model/ErrorCode.h"
 #include "model/JsonUtil.h"
+#include "model/Quantization.h"
 #include "model/RunRequest.h"
 #include "stream/WorkerStream.h"
 
@@ -238,11 +239,11 @@ void relayExport(Channel& channel, json message) {
 }
 
 // The verdict when the compiled model did not compile or run (accuracy.py failed_to_run).
-Accuracy failedToRun(const RunError& error) {
+Accuracy failedToRun(const RunError& error, const std::string& precision) {
     Accuracy acc;
     acc.status = isCpuOom(error.message) ? "OOM" : "fail_to_run";
     acc.reason = error.message;
-    acc.precision = "fp32";
+    acc.precision = precision;
     return acc;
 }
 
@@ -269,8 +270,14 @@ int runBackend(Channel& channel, const json& request) {
         unsupported = "the device " + device + " (they run on the CPU only)";
     else if (jsonutil::valueOr<std::string>(workload, "mode", "inference") != "inference")
         unsupported = "training mode (they run inference only)";
-    else if (jsonutil::valueOr<std::string>(workload, "precision", "fp32") != "fp32")
-        unsupported = "precision " + workload["precision"].get<std::string>() + " (no autocast; fp32 only)";
+    else if (const auto precision = jsonutil::valueOr<std::string>(workload, "precision", "fp32");
+             precision != "fp32" && !(aoti && isQuantizedPrecision(precision)))
+        // aot_inductor exports torchao's quantized copy (export_aoti.py, docs/quantization.md).
+        unsupported = "precision " + precision +
+                      (isQuantizedPrecision(precision)
+                           ? " (TorchScript scripts the fp32 model; the int8 precisions run through the "
+                             "torch.compile backends and aot_inductor, docs/quantization.md)"
+                           : " (no autocast; fp32 only)");
     else if (workload.contains("shapes") && !workload["shapes"].is_null())
         unsupported = "shape lists (the model is exported for its own example inputs only)";
     if (!unsupported.empty()) {
@@ -406,7 +413,7 @@ int runBackend(Channel& channel, const json& request) {
     if (failure && !accuracy &&
         (failure->code == toString(ErrorCode::CompileFailed) ||
          failure->code == toString(ErrorCode::RunFailed)))
-        accuracy = failedToRun(*failure);
+        accuracy = failedToRun(*failure, jsonutil::valueOr<std::string>(workload, "precision", "fp32"));
     if (auto it = reply.find("eager_runs_differ"); accuracy && it != reply.end() && it->is_string() &&
                                                    accuracy->status != "fail_to_run" &&
                                                    accuracy->status != "OOM") {
@@ -458,6 +465,11 @@ int runBackend(Channel& channel, const json& request) {
         result["eager_peak_memory_bytes"] = *it;
     if (!deployment.is_null())
         result["deployment"] = deployment;
+    // An int8 package: what torchao quantized (export_aoti.py), and the row's workload.
+    if (auto it = reply.find("quantization"); it != reply.end() && it->is_object())
+        result["quantization"] = *it;
+    if (workload.is_object() && !workload.empty())
+        result["workload"] = workload;
     if (failure)
         result["error"] = {{"code", failure->code},
                            {"message", failure->message},

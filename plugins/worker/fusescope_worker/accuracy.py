@@ -16,6 +16,13 @@ output, which the harness would let through as equal NaNs. Every status but pass
 
 The caller may raise the tolerance (workload.precision and training mode, precision.py) and name
 the precision the outputs were computed in; under bf16/fp16 autocast k is 3 for every tensor.
+
+A quantized model (workload.precision int8_*, quantize.py) is judged against fp32 eager by the
+quantization rule (`rule: "quantized"`), as torchao's tests and the harness's cosine option judge
+quantized models: each floating output leaf passes when its cosine similarity with eager is at
+least quantize.COSINE_MIN and its relative L2 error ||q - e|| / ||e|| at most
+quantize.REL_ERROR_MAX (the `tolerance`; SQNR >= 20 dB). Integer and non-tensor outputs must
+still be identical.
 """
 import math
 
@@ -156,11 +163,24 @@ def _verdict(status: str, reason: str | None, metrics: dict | None = None, *, ru
     return result
 
 
+def _quantized_leaf_passes(eager, compiled, rel_max: float, cosine_min: float) -> tuple[bool, str]:
+    e, c = _real(eager).double().reshape(-1), _real(compiled).double().reshape(-1)
+    norm = e.norm().item()
+    rel = (c - e).norm().item() / norm if norm > 0 else (0.0 if torch.equal(e, c) else math.inf)
+    norms = norm * c.norm().item()
+    cosine = torch.dot(e, c).item() / norms if norms > 0 else (1.0 if torch.equal(e, c) else 0.0)
+    if rel <= rel_max and cosine >= cosine_min:
+        return True, ""
+    return False, (f"relative L2 error {rel:.3g} (at most {rel_max:g}) and cosine similarity {cosine:.4f} "
+                   f"(at least {cosine_min:g}) against fp32 eager")
+
+
 def compare(eager_out, compiled_out, fp64_out=None, *, tolerance: float | None = None,
-            precision: str | None = None, root: str = "output") -> dict:
+            precision: str | None = None, root: str = "output", quantized: bool = False) -> dict:
     """`tolerance`: the least tolerance to use (the dtype rule may raise it); `precision`: the
-    workload precision (fp32, bf16, fp16), echoed in the result; `root`: how paths in the
-    reason start (`output[0]`)."""
+    workload precision (fp32, bf16, fp16, int8_*), echoed in the result; `root`: how paths in the
+    reason start (`output[0]`); `quantized`: judge by the quantization rule, `tolerance` being the
+    largest relative L2 error (the module docstring)."""
     eager, compiled = flatten(eager_out, root), flatten(compiled_out, root)
     mismatch = _structure_mismatch(eager, compiled)
     if mismatch:
@@ -168,6 +188,9 @@ def compare(eager_out, compiled_out, fp64_out=None, *, tolerance: float | None =
     fp64 = dict(flatten(fp64_out, root)) if fp64_out is not None else {}
     values = [(path, _as_tensor(e), _as_tensor(c)) for (path, e), (_, c) in zip(eager, compiled)]
     tol = max(_tolerance([e for _, e, _ in values if isinstance(e, torch.Tensor)]), tolerance or 0.0)
+    if quantized:
+        from .quantize import COSINE_MIN, REL_ERROR_MAX
+        tol = tolerance or REL_ERROR_MAX
     half = precision in ("bf16", "fp16")
     float_pairs, failure, nonfinite, used_fp64, checked = [], None, [], False, 0
     for path, e, c in values:
@@ -191,6 +214,12 @@ def compare(eager_out, compiled_out, fp64_out=None, *, tolerance: float | None =
         if where:
             nonfinite.append(where)
             continue
+        if quantized:
+            ok, why = _quantized_leaf_passes(e, c, tol, COSINE_MIN)
+            checked += 1
+            if not ok:
+                failure = failure or f"{path} is outside the quantization rule: {why}"
+            continue
         f64 = _as_tensor(fp64.get(path))
         f64 = f64.detach().cpu() if isinstance(f64, torch.Tensor) and f64.shape == e.shape else None
         ok, needed, why = _leaf_passes(e, c, f64, tol, half)
@@ -199,6 +228,8 @@ def compare(eager_out, compiled_out, fp64_out=None, *, tolerance: float | None =
             failure = failure or f"{path} is outside the tolerance: {why}"
     # no rule when every floating output was non-finite: none of them was compared
     rule = "rmse_vs_fp64" if used_fp64 else "allclose" if checked else None if float_pairs else "exact"
+    if quantized and checked:
+        rule = "quantized"
     reason = failure
     if nonfinite:
         named = "; ".join(nonfinite[:NONFINITE_NAMED])

@@ -8,6 +8,11 @@ the exported graph, the AOTAutograd and post-grad graphs, the scheduler nodes be
 the kernels after. The kernels of the post_fusion stage are then checked against the C++ the
 package actually contains, which is sent as `code`. The package is timed in C++, interleaved with
 eager calls this worker answers after the reply (eager_server.py).
+
+Under an int8 precision (`workload.precision`, docs/quantization.md) the package is built from
+torchao's quantized copy of the model (quantize.py), after the fp32 eager reference: the reply
+carries its `quantization` record, the eager figures and `eager_model_bytes` stay the fp32
+model's, so the deployment view compares the int8 package with the fp32 model a user would ship.
 """
 import os
 import re
@@ -16,7 +21,7 @@ import zipfile
 
 import torch
 
-from . import backends, memory
+from . import backends, memory, quantize
 from .capture.session import CaptureSession
 from .deployment import eager_model_bytes
 from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, COMPILE_FAILED, WorkerError, describe
@@ -134,16 +139,19 @@ def _forward(buffer: _Buffer, channel, sources: dict[str, str]) -> list[str]:
     return kernels
 
 
-def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[dict, object]:
-    """torch.export, then aoti_compile_and_package with the stage hooks on. Returns timings and
-    the exported program."""
+def _compile(loaded, model: str, package_path: str, channel, scratch, module=None,
+             freezing: bool = False) -> tuple[dict, object]:
+    """torch.export of `module` (the loaded model, or its int8 copy), then aoti_compile_and_package
+    with the stage hooks on (and Inductor's freezing when asked). Returns timings and the exported
+    program."""
     from torch._inductor import config as inductor_config
 
     from .capture import inductor_hooks
     channel.progress("compile", 0.1, "torch.export of the model")
     start = time.perf_counter()
     try:
-        exported = torch.export.export(loaded.module, tuple(loaded.args), dict(loaded.kwargs))
+        exported = torch.export.export(module if module is not None else loaded.module, tuple(loaded.args),
+                                       dict(loaded.kwargs))
     except Exception as exc:
         raise WorkerError(COMPILE_FAILED, f"backend {BACKEND}: torch.export cannot export {model}: "
                           f"{describe(exc)}", file=loaded.file, backend=BACKEND) from exc
@@ -158,7 +166,8 @@ def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[d
     start = time.perf_counter()
     record = session.begin_graph(exported.graph_module)
     try:
-        with inductor_config.patch(inductor_hooks.config_patch(session, scratch.trace_dir)):
+        patch = {**inductor_hooks.config_patch(session, scratch.trace_dir), **({"freezing": True} if freezing else {})}
+        with inductor_config.patch(patch):
             path = torch._inductor.aoti_compile_and_package(exported, package_path=package_path)
     except Exception as exc:
         session.end_graph(record, error=exc)
@@ -175,14 +184,43 @@ def _compile(loaded, model: str, package_path: str, channel, scratch) -> tuple[d
             "package_files": sorted(sources)}, exported
 
 
+def _precision(request: dict) -> str:
+    workload = request.get("workload")
+    precision = workload.get("precision") if isinstance(workload, dict) else None
+    if precision in (None, "fp32") or quantize.is_quantized(precision):
+        return precision or "fp32"
+    raise WorkerError(BAD_REQUEST, f"export_aoti: precision {precision!r} is not fp32 or an int8 precision "
+                      "(the LibTorch runner refuses autocast precisions before it asks)", backend=BACKEND)
+
+
+def _quantized_copy(loaded, precision: str):
+    """The int8 copy of the model the package is built from, and its record (quantize.py); the
+    reference outputs and every eager call stay the fp32 model's."""
+    why = quantize.unavailable_reason(precision, torch.device("cpu"))
+    if why is not None:
+        raise WorkerError(BACKEND_UNAVAILABLE, f"backend '{BACKEND}': precision {precision} is unavailable: {why}",
+                          backend=BACKEND)
+    module, record = quantize.quantize(loaded, precision, torch.device("cpu"), {}, BACKEND)
+    if precision == "int8_static":
+        record["notes"].append("AOTInductor compiled with freezing=true: Inductor lowers PT2E's "
+                               "quantize/dequantize patterns to oneDNN int8 kernels only when frozen")
+    return module, record
+
+
 def export(request: dict, channel, scratch):
     model, out_dir = _check_request(request)
+    precision = _precision(request)
     placed = apply_placement(request)
     loaded = load_announced(model, request, channel)
     os.makedirs(out_dir, exist_ok=True)
     with torch.no_grad():
         eager_first_call, leaves, reference, differs = eager_reference(loaded, channel)
-        compiled, exported = _compile(loaded, model, os.path.join(out_dir, PACKAGE), channel, scratch)
+        module, quantization = None, None
+        if quantize.is_quantized(precision):
+            channel.progress("compile", 0.05, f"quantizing a copy of the model ({precision}, torchao)")
+            module, quantization = _quantized_copy(loaded, precision)
+        compiled, exported = _compile(loaded, model, os.path.join(out_dir, PACKAGE), channel, scratch, module,
+                                      freezing=precision == "int8_static")
         data_path = os.path.join(out_dir, DATA)
         torch.jit.script(_TensorData(_flat_inputs(loaded, exported), [], [], reference)).save(data_path)
         # Eager's peak the same way every run measures it (memory.py), for the C++ side's compare.
@@ -190,5 +228,6 @@ def export(request: dict, channel, scratch):
     channel.send("aoti_exported", eager_peak_memory_bytes=eager_peak, data_path=data_path,
                  eager_first_call_s=eager_first_call, dropped_outputs=len(leaves) - len(reference),
                  eager_runs_differ=differs, placement=placed,
-                 eager_model_bytes=eager_model_bytes(loaded.module), **compiled)
+                 eager_model_bytes=eager_model_bytes(loaded.module),
+                 **({"quantization": quantization} if quantization else {}), **compiled)
     return loaded

@@ -18,7 +18,7 @@ model loads. This module imports the workloads and the compilers; they never imp
 """
 from dataclasses import dataclass
 
-from . import backends, memory, mixed, precision
+from . import backends, memory, mixed, precision, quantize
 from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, WorkerError
 from .run import Run
 from .training import TrainingRun
@@ -113,8 +113,8 @@ class TvmRelax(Compiler):
     shapes_error = "shape lists compile with torch.compile; tvm runs through TVM Relax (docs/tvm.md)"
 
     def precision_refusal(self, precision: str) -> Refusal | None:
-        if precision == "fp32":
-            return None
+        if precision == "fp32" or quantize.is_quantized(precision):
+            return None  # an int8 precision is refused by quantize.refusal, with its own reason
         return Refusal(BACKEND_UNAVAILABLE, f"tvm: precision {precision} is not supported: FuseScope's TVM path "
                        "compiles an fp32 torch.export program with TVM Relax, and TVM does not apply "
                        "torch.autocast, so eager under autocast and TVM would not compute the same thing")

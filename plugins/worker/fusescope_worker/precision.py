@@ -13,18 +13,26 @@ Tolerances (the `tol` of accuracy.py's rule, see docs/workloads.md for the ratio
 | fp32 | 1e-3 | 1e-2 |
 | bf16 | 1e-2 | 2e-2 |
 | fp16 | 1e-2 | 2e-2 |
+
+The int8 precisions (int8_weight_only, int8_dynamic, int8_static) run no autocast: the model is
+quantized by torchao into a copy the backend compiles (quantize.py), inference only, and judged
+against fp32 eager by the quantization rule, whose tolerance is the largest relative L2 error.
 """
 import contextlib
 
 import torch
 
+from . import quantize
 from .errors import BACKEND_UNAVAILABLE, WorkerError
 
-DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16, **{mode: None for mode in quantize.MODES}}
 
 TOLERANCE = {("fp32", "inference"): 1e-3, ("fp32", "training"): 1e-2,
              ("bf16", "inference"): 1e-2, ("bf16", "training"): 2e-2,
-             ("fp16", "inference"): 1e-2, ("fp16", "training"): 2e-2}
+             ("fp16", "inference"): 1e-2, ("fp16", "training"): 2e-2,
+             # training refuses the int8 precisions (quantize.refusal); the entry keeps the lookup total
+             **{(mode, workload): quantize.REL_ERROR_MAX for mode in quantize.MODES
+                for workload in ("inference", "training")}}
 
 
 def of(request) -> str:
@@ -42,7 +50,8 @@ def tolerance(precision: str, mode: str) -> float:
 def accuracy_options(request) -> dict:
     """Keyword arguments for accuracy.compare under this request's workload."""
     precision = of(request)
-    return {"tolerance": tolerance(precision, mode_of(request)), "precision": precision}
+    return {"tolerance": tolerance(precision, mode_of(request)), "precision": precision,
+            "quantized": quantize.is_quantized(precision)}
 
 
 def autocast(request, device: torch.device, backend: str):

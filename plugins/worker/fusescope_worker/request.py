@@ -17,7 +17,7 @@ DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "a
 DEFAULT_PLACEMENT = {"threads": None, "pin": None, "malloc": None}  # placement.py
 MAX_THREADS = 1024
 WORKLOAD_MODES = ("inference", "training")
-WORKLOAD_PRECISIONS = ("fp32", "bf16", "fp16")
+WORKLOAD_PRECISIONS = ("fp32", "bf16", "fp16", "int8_weight_only", "int8_dynamic", "int8_static")
 
 
 @dataclass
@@ -136,5 +136,5 @@ def parse_run(request: dict) -> RunRequest:
     if run.workload["mode"] not in WORKLOAD_MODES:
         raise _bad("request field 'workload.mode' must be \"inference\" or \"training\"")
     if run.workload["precision"] not in WORKLOAD_PRECISIONS:
-        raise _bad("request field 'workload.precision' must be \"fp32\", \"bf16\" or \"fp16\"")
+        raise _bad("request field 'workload.precision' must be one of " + ", ".join(WORKLOAD_PRECISIONS))
     return run

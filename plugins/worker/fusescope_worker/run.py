@@ -11,6 +11,7 @@ from . import (
     measure,
     memory,
     precision,  # workload.precision: autocast and tolerances (precision.py)
+    quantize,
     reference,
     shapes,
 )
@@ -38,6 +39,8 @@ class Run(Workload):
         again = reference.detached(self._call(lambda: self.loaded(), MODEL_FAILED, what))
         self.eager_differs = accuracy.eager_runs_differ(eager_out, again)
         del again
+        if self.request.workload["precision"] in quantize.MODES:
+            return eager_out, None  # the quantization rule compares with fp32 eager only (accuracy.py)
         self.progress("reference", 0.5, "fp64 reference")
         fp64_out, why_not = reference.fp64_outputs(self.loaded)
         if why_not:
@@ -49,7 +52,7 @@ class Run(Workload):
         (compile_timing.py, docs/measurement.md "Compile time")."""
         def make_plain():
             self.session = shapes.quiet_session(self.backend)
-            return compile_module(self.loaded.module, self._backend(self.session), self.request.options)
+            return compile_module(self.compile_target, self._backend(self.session), self.request.options)
 
         def call(model):
             try:
@@ -68,7 +71,7 @@ class Run(Workload):
         session.keep_graphs = accuracy_bisect.budget_of(self.request) is not None  # accuracy_bisect.py
         self.session = session
         enter_inductor_capture(stack, {self.backend}, [session], session, self.scratch.trace_dir, self.wants_trace)
-        compiled = compile_module(self.loaded.module, self._backend(session), options)
+        compiled = compile_module(self.compile_target, self._backend(session), options)
         start = time.perf_counter()
         try:
             self.loaded(compiled)

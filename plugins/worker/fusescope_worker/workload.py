@@ -7,7 +7,7 @@ import contextlib
 
 import torch
 
-from . import accuracy, devices, mixed, modules, notes, placement, precision, shapes
+from . import accuracy, devices, mixed, modules, notes, placement, precision, quantize, shapes
 from .capture import graph_breaks
 from .compile_timing import capturing_backend
 from .errors import COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe, internal
@@ -37,6 +37,7 @@ class Workload:
         self.loaded = None
         self.session = None
         self.eager_differs = None  # where two eager calls disagreed (eager_reference)
+        self.quantized = None  # the int8 copy the compiler compiles (quantize.py), else None
         self.result = {"backend": self.backend, "status": "failed", "model": request.model, "device": request.device,
                        "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
                        "capture_s": None, "warm_compile_s": None, "compile_breakdown": None,
@@ -48,7 +49,8 @@ class Workload:
                        "workload": request.workload, "training": None,
                        "shapes": None, "assign": None, "parts": None,  # shapes.py, mixed.py
                        "notes": [],  # notes.py
-                       "placement": None, "warnings": []}  # placement.py; machine_check.py
+                       "placement": None, "warnings": [],  # placement.py; machine_check.py
+                       "quantization": None}  # quantize.py
 
     # -- what a compiler reports (pipelines.py) ------------------------------------------------
     def record(self, **fields) -> None:
@@ -86,6 +88,35 @@ class Workload:
         self.channel.send("model", name=self.request.model, source=loaded.source, **{"class": loaded.class_name},
                           parameters=loaded.parameter_count(), inputs=loaded.input_description(), notes=loaded.notes,
                           modules=submodules, modules_total=total)
+
+    @property
+    def compile_target(self) -> torch.nn.Module:
+        """The module the compiler compiles: the quantized copy under an int8 precision, else the
+        loaded model itself (eager figures always run the loaded fp32 model)."""
+        return self.quantized if self.quantized is not None else self.loaded.module
+
+    def check_quantization(self, device: torch.device) -> None:
+        """Before the model loads: an int8 precision this request or machine cannot run."""
+        mode = precision.of(self.request)
+        if not quantize.is_quantized(mode):
+            return
+        error = quantize.refusal(mode, self.WORKLOAD, self.compiler.name, self.backend, shapes.requested(self.request))
+        if error is not None:
+            raise error
+        why = quantize.unavailable_reason(mode, device)
+        if why is not None:
+            from .errors import BACKEND_UNAVAILABLE
+            raise WorkerError(BACKEND_UNAVAILABLE, f"precision {mode} is unavailable: {why}", backend=self.backend)
+
+    def quantize(self, device: torch.device, stack: contextlib.ExitStack) -> None:
+        """The int8 copy of the model, after the fp32 eager reference (quantize.py)."""
+        mode = precision.of(self.request)
+        if not quantize.is_quantized(mode):
+            return
+        self.progress("reference", 1.0, f"quantizing a copy of the model ({mode}, torchao)")
+        self.quantized, self.result["quantization"] = quantize.quantize(self.loaded, mode, device,
+                                                                        self.request.options, self.backend)
+        stack.enter_context(quantize.freezing_context(mode, self.backend, self.request.options))
 
     def _backend(self, session):
         return capturing_backend(self.backend, self.request.options, session)
@@ -186,12 +217,14 @@ class Workload:
                 if refusal is not None:
                     raise refusal.error(self.backend)
                 stack.enter_context(precision.autocast(self.request, device, self.backend))
+                self.check_quantization(device)
                 refusal = compiler.refusal(self.WORKLOAD)  # a pair this worker does not run (pipelines.py)
                 if refusal is not None:
                     raise refusal.error(self.backend)
                 self.check_workload()
                 self.load(device)
                 eager_out, fp64_out = self.eager_reference(sync)
+                self.quantize(device, stack)
                 watch = compiler.watch_cudagraphs(self, stack, device)  # CUDA-graph skips (notes.py)
                 compiled = compiler.compile(self, stack, sync)
                 self.measure_latency(compiled, sync)

@@ -19,6 +19,7 @@ class LoadedModel:
     file: str | None = None  # the file errors should name
     notes: list[str] = field(default_factory=list)
     parameters: int | None = None  # when the module run differs from the one the user gave
+    calibration: object = None  # a model file's calibration_inputs(), for int8_static (quantize.py)
 
     def __call__(self, module=None):
         try:

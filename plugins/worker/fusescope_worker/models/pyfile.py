@@ -44,6 +44,18 @@ def _import(path: str):
     return module
 
 
+def as_call(inputs) -> tuple[tuple, dict] | None:
+    """(args, kwargs) of one input set as example_inputs() (and calibration_inputs()) may give it:
+    a tuple or list of arguments, a dict of keyword arguments, or one tensor; None otherwise."""
+    if isinstance(inputs, dict):
+        return (), dict(inputs)
+    if isinstance(inputs, (tuple, list)):
+        return tuple(inputs), {}
+    if isinstance(inputs, torch.Tensor):
+        return (inputs,), {}
+    return None
+
+
 def load(path: str) -> LoadedModel:
     module = _import(path)
     missing = [name for name in REQUIRED if not callable(getattr(module, name, None))]
@@ -70,16 +82,14 @@ def load(path: str) -> LoadedModel:
     except Exception as exc:
         raise WorkerError(MODEL_FAILED, f"model file {path}: example_inputs() raised {describe(exc)}",
                           file=path) from exc
-    if isinstance(inputs, dict):
-        args, kwargs = (), dict(inputs)
-    elif isinstance(inputs, (tuple, list)):
-        args, kwargs = tuple(inputs), {}
-    elif isinstance(inputs, torch.Tensor):
-        args, kwargs = (inputs,), {}
-    else:
+    call = as_call(inputs)
+    if call is None:
         raise WorkerError(MODEL_INVALID, f"model file {path}: example_inputs() returned "
                           f"{type(inputs).__name__}, expected a tuple/list of arguments or a dict of "
                           "keyword arguments", file=path)
+    args, kwargs = call
     cls = type(model)
     class_name = cls.__qualname__ if cls.__module__ == module.__name__ else f"{cls.__module__}.{cls.__qualname__}"
-    return LoadedModel(module=model, args=args, kwargs=kwargs, source=path, file=path, class_name=class_name)
+    calibration = getattr(module, "calibration_inputs", None)  # optional: int8_static calibrates on it
+    return LoadedModel(module=model, args=args, kwargs=kwargs, source=path, file=path, class_name=class_name,
+                       calibration=calibration if callable(calibration) else None)
