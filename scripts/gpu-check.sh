@@ -4,7 +4,8 @@
 # workload and checks: kernels captured, chunks streamed before stop, zero dropped records,
 # memory events present; then demo:transformer under inductor on cuda with the trace on (kernels
 # matched to provenance, scripts/check_worker_trace.py), and the GPU-only backends (cudagraphs,
-# inductor@reduce-overhead, nvfuser) through the worker on demo:transformer. Uses whatever torch is installed (no download); without a CUDA torch it
+# inductor@reduce-overhead, nvfuser, and inductor at int8_weight_only / int8_dynamic through
+# torchao) through the worker on demo:transformer. Uses whatever torch is installed (no download); without a CUDA torch it
 # compiles a small .cu program with nvcc instead. Results go to $OUT when set.
 # Usage: scripts/gpu-check.sh   (env: PYTHON, FUSESCOPE_CUPTI_ROOT, OUT)
 set -uo pipefail
@@ -153,13 +154,16 @@ fi
 # inductor with mode reduce-overhead (CUDA graphs) and nvfuser (needs lightning-thunder + nvfuser
 # installed; otherwise its unavailable reason is logged, which is not a failure of this check).
 if [ "$HAVE_TORCH_CUDA" = 1 ]; then
-  for spec in "cudagraphs:" "inductor:reduce-overhead" "nvfuser:"; do
-    backend="${spec%%:*}"; mode="${spec#*:}"
-    tag="$backend${mode:+-$mode}"
-    log "backend $backend${mode:+@$mode} on demo:transformer, cuda"
+  # BACKEND:MODE[:PRECISION]; the int8 precisions (docs/quantization.md) need torchao in this
+  # Python, else they are reported unavailable with the reason.
+  for spec in "cudagraphs:" "inductor:reduce-overhead" "nvfuser:" "inductor::int8_weight_only" "inductor::int8_dynamic"; do
+    backend="${spec%%:*}"; rest="${spec#*:}"; mode="${rest%%:*}"; precision=fp32
+    [ "$rest" != "$mode" ] && precision="${rest#*:}"
+    tag="$backend${mode:+-$mode}"; [ "$precision" != fp32 ] && tag="$tag-$precision"
+    log "backend $backend${mode:+@$mode} ($precision) on demo:transformer, cuda"
     modejson=null; [ -n "$mode" ] && modejson="\"$mode\""
-    printf '{"type":"run","id":"g","model":"demo:transformer","backend":"%s","device":"cuda","options":{"mode":%s},"measure":{"warmup":2,"min_runs":10,"min_time_s":0.2,"max_runs":200,"max_time_s":5}}\n' \
-      "$backend" "$modejson" \
+    printf '{"type":"run","id":"g","model":"demo:transformer","backend":"%s","device":"cuda","options":{"mode":%s},"workload":{"precision":"%s"},"measure":{"warmup":2,"min_runs":10,"min_time_s":0.2,"max_runs":200,"max_time_s":5}}\n' \
+      "$backend" "$modejson" "$precision" \
       | (cd plugins/worker && timeout 600 "$PYTHON" -m fusescope_worker) > "$OUT/worker-$tag.jsonl" 2>>"$OUT/worker.log"
     "$PYTHON" - "$OUT/worker-$tag.jsonl" <<'EOF' 2>&1 | tee -a "$OUT/summary.txt"
 import json, sys
@@ -173,7 +177,8 @@ err = res.get("error") or {}
 acc = res.get("accuracy") or {}
 print(json.dumps({"backend": res["backend"], "status": res["status"], "error": err.get("message"), "stages": stages,
                   "compiled_samples": samples, "compile_s": res.get("compile_s"), "accuracy_pass": acc.get("pass"),
-                  "peak_memory_bytes": res.get("peak_memory_bytes"), "notes": res.get("notes")}, indent=1))
+                  "peak_memory_bytes": res.get("peak_memory_bytes"), "notes": res.get("notes"),
+                  "quantization": res.get("quantization")}, indent=1))
 ok = res["status"] == "ok" and acc.get("pass") and samples > 0
 unavailable = err.get("code") == "backend_unavailable"
 print("BACKEND-RESULT:", "PASS" if ok else ("UNAVAILABLE " + err.get("message", "") if unavailable else "FAIL"))

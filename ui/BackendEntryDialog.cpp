@@ -25,7 +25,7 @@ QString inductorText(const nlohmann::json& options) {
 
 } // namespace
 
-BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* parent)
+BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* parent, bool torchCompile)
     : QDialog(parent)
     , m_backend(entry.backend) {
     setWindowTitle(tr("Options of %1").arg(QString::fromStdString(entry.backend)));
@@ -70,6 +70,10 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
                                   "(a cap); tuned schedules are cached (docs/tvm.md, \"Tuning\")"));
     }
     form->addRow(entry.backend == "tvm" ? tr("TVM") : tr("Inductor"), m_inductor);
+    if (!torchCompile)
+        for (QWidget* w : {static_cast<QWidget*>(m_mode), static_cast<QWidget*>(m_fullgraph),
+                           static_cast<QWidget*>(m_dynamic), static_cast<QWidget*>(m_inductor)})
+            form->setRowVisible(w, false);
     m_preview = new QLabel;
     m_preview->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_preview->setWordWrap(true);

@@ -19,7 +19,10 @@ namespace fusescope {
 class BackendEntryDialog : public QDialog {
     Q_OBJECT
 public:
-    explicit BackendEntryDialog(const BackendEntry& entry, QWidget* parent = nullptr);
+    // `torchCompile` false: a backend of another family, whose entry takes a precision only (the
+    // mode, fullgraph, dynamic and Inductor rows are hidden).
+    explicit BackendEntryDialog(const BackendEntry& entry, QWidget* parent = nullptr,
+                                bool torchCompile = true);
 
     // The entry the fields describe, or what is wrong with the Inductor options.
     Result<BackendEntry> entry() const;

@@ -135,9 +135,12 @@ Status BackendListPane::setEntryVariant(int row, const QString& label, bool addA
     if (!entry)
         return entry.error();
     const auto& e = entry.value();
-    if ((!e.mode.empty() || e.hasOptions()) && !isTorchCompileBackend(e.backend))
+    BackendEntry rest = e; // a precision is the workload's: every family takes one
+    rest.options.erase("precision");
+    if ((!rest.mode.empty() || rest.hasOptions()) && !isTorchCompileBackend(e.backend))
         return Error{toString(ErrorCode::BadOption),
-                     e.backend + " is not a torch.compile backend: it takes no mode or options"};
+                     e.backend +
+                         " is not a torch.compile backend: it takes a precision only, no mode or options"};
     const QString canonical = q(formatBackendEntry(e));
     // Two rows of one label would be one row twice in the report.
     if (!m_list->findItems(canonical, Qt::MatchExactly).isEmpty() && (addAsNew || canonical != item->text()))
@@ -169,12 +172,8 @@ void BackendListPane::editEntryOptions(QListWidgetItem* item) {
         emit message(tr("%1 has no mode or options to edit").arg(item->text()));
         return;
     }
-    if (!isTorchCompileBackend(entry.value().backend)) {
-        emit message(tr("%1 is not a torch.compile backend: it takes no mode or options")
-                         .arg(q(entry.value().backend)));
-        return;
-    }
-    BackendEntryDialog dialog(entry.value(), this);
+    // Other families take a precision only (aot_inductor{precision=int8_dynamic}: docs/quantization.md).
+    BackendEntryDialog dialog(entry.value(), this, isTorchCompileBackend(entry.value().backend));
     if (dialog.exec() != QDialog::Accepted)
         return;
     if (auto problem = setEntryVariant(m_list->row(item), dialog.label(), dialog.addAsNew()))

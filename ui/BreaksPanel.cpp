@@ -1,6 +1,7 @@
 #include "BreaksPanel.h"
 
 #include "CodeHighlighter.h"
+#include "analysis/Format.h"
 #include "engine/ReportModel.h"
 
 #include <QDesktopServices>
@@ -42,10 +43,7 @@ int graphShowingBreak(const GraphBreak& item) {
 }
 
 QString breakPlacement(const GraphBreak& item) {
-    if (item.graph < 0)
-        return QStringLiteral("-");
-    return item.graph == 0 ? QObject::tr("before graph 0")
-                           : QObject::tr("after graph %1").arg(item.graph - 1);
+    return item.graph < 0 ? QStringLiteral("-") : QString::fromStdString(format::breakPlacement(item.graph));
 }
 
 BreaksPanel::BreaksPanel(QWidget* parent)

@@ -77,10 +77,8 @@ void breaksSection(std::ostringstream& out, const Report& report) {
             header = true;
             out << "  " << run.name << ": ";
             // `graph` counts the graphs Dynamo produced before the break.
-            if (b.graph > 0)
-                out << "after graph " << b.graph - 1 << ": ";
-            else if (b.graph == 0)
-                out << "before graph 0: ";
+            if (b.graph >= 0)
+                out << format::breakPlacement(b.graph) << ": ";
             out << b.reason;
             if (!b.file.empty())
                 out << " (" << b.file << ":" << b.line << ")";

@@ -295,8 +295,8 @@ void graphBreakHints(const BackendRun& run, std::vector<Advice>& out) {
         a.evidence = "graph break";
         if (!b.file.empty())
             a.evidence += " at " + b.file + ":" + std::to_string(b.line);
-        if (b.graph >= 0)
-            a.evidence += " (after graph " + std::to_string(b.graph - 1) + ")";
+        if (b.graph >= 0) // "before graph 0" for a break ahead of the first graph, never "after graph -1"
+            a.evidence += " (" + format::breakPlacement(b.graph) + ")";
         a.evidence += ": " + b.reason;
         a.message = "torch's hint for this break: ";
         for (size_t i = 0; i < hints.size(); ++i)
@@ -312,6 +312,50 @@ const BackendRun* rowNamed(const Report& report, const std::string& label) {
         if (canonical(row.name) == label)
             return &row;
     return nullptr;
+}
+
+// An int8 row outside the quantization rule: eager at the same precision tells the quantization's
+// own error from the compiler's; a gentler mode is the next thing to try.
+void quantizedAccuracyFailure(const Report& report, const BackendRun& run, const std::string& precision,
+                              const std::optional<BackendEntry>& entry, Advice& a) {
+    BackendEntry quantizedEager{"eager", {}, json::object()};
+    quantizedEager.options["precision"] = precision;
+    // The eager row at this precision: `eager{precision=...}`, or `eager` under a run-wide one.
+    const BackendRun* eagerRow = nullptr;
+    for (const auto& row : report.backends) {
+        const auto e = entryOf(row);
+        const std::string rowPrecision = row.workload   ? row.workload->precision
+                                         : row.accuracy ? row.accuracy->precision
+                                                        : std::string();
+        if (e && e->backend == "eager" && e->mode.empty() && rowPrecision == precision)
+            eagerRow = &row;
+    }
+    if (eagerRow && eagerRow->accuracy)
+        a.evidence += "; eager{precision=" + precision +
+                      "} (torchao's own kernels, no compiler): " + accuracyStatus(*eagerRow->accuracy);
+    if (entry && entry->backend != "eager" && !eagerRow) {
+        a.message =
+            "Quantizing to " + precision +
+            " moved the outputs beyond the quantization rule. Run eager at the same precision next to "
+            "it: if it fails too, the quantization lost the accuracy, not " +
+            entry->backend + ".";
+        a.tryEntry = offer(report, quantizedEager);
+    } else if (entry && precision != "int8_weight_only") {
+        a.message = "Quantizing to " + precision +
+                    " moved the outputs beyond the quantization rule. int8_weight_only keeps the activations "
+                    "in floating point" +
+                    std::string(precision == "int8_static"
+                                    ? "; or give the model file calibration_inputs() that cover its data"
+                                    : "") +
+                    " (docs/quantization.md).";
+        BackendEntry gentler = *entry;
+        gentler.options["precision"] = "int8_weight_only";
+        a.tryEntry = offer(report, gentler);
+    } else {
+        a.message = "Quantizing to " + precision +
+                    " moved the outputs beyond the quantization rule: this model may need its sensitive "
+                    "layers left in floating point (docs/quantization.md).";
+    }
 }
 
 void accuracyFailure(const Report& report, const BackendRun& run, std::vector<Advice>& out) {
@@ -331,10 +375,16 @@ void accuracyFailure(const Report& report, const BackendRun& run, std::vector<Ad
         acc.firstDivergence && !acc.firstDivergence->node.empty() ? &*acc.firstDivergence : nullptr;
     if (acc.firstDivergence)
         a.evidence += "; bisect: " + firstDivergenceText(*acc.firstDivergence);
+    auto entry = entryOf(run);
+    if (isQuantizedPrecision(precision)) {
+        // An int8 row (docs/quantization.md): the quantization or the compiler may have lost it.
+        quantizedAccuracyFailure(report, run, precision, entry, a);
+        out.push_back(std::move(a));
+        return;
+    }
     const auto* reference = rowNamed(report, "aot_eager");
     if (reference && reference->accuracy && accuracyStatus(*reference->accuracy) == "pass")
         a.evidence += "; aot_eager (same Dynamo and AOTAutograd graphs, no Inductor code) passes";
-    auto entry = entryOf(run);
     const bool lowPrecision = precision == "bf16" || precision == "fp16";
     if (entry && entry->backend == "inductor" && lowPrecision &&
         !(inductorOption(run, "emulate_precision_casts").is_boolean() &&

@@ -54,6 +54,12 @@ std::string scientific(std::optional<double> value) {
     return value ? printf("%.1e", *value) : "-";
 }
 
+std::string breakPlacement(int graphsBefore) {
+    if (graphsBefore < 0)
+        return {};
+    return graphsBefore == 0 ? "before graph 0" : "after graph " + std::to_string(graphsBefore - 1);
+}
+
 std::string count(std::optional<int> value) {
     return value ? std::to_string(*value) : "-";
 }

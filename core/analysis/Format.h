@@ -17,6 +17,9 @@ std::string seconds(std::optional<double> value);      // "12.3", "-" when absen
 std::string ratio(std::optional<double> value);        // "1.84x", "-" when absent
 std::string scientific(std::optional<double> value);   // "3.1e-06", "-" when absent
 std::string count(std::optional<int> value);           // "12", "-" when absent
+// Where a graph break is, from GraphBreak::graph (the graphs Dynamo produced before it):
+// "before graph 0", "after graph 2", "" when unknown (< 0).
+std::string breakPlacement(int graphsBefore);
 
 // "4x16:float32,4:int64", as --inputs and --shapes take it; a dtype not said is float32, the
 // worker's default.

@@ -41,10 +41,16 @@ std::string_view kernelSource(std::string_view code, const std::string& name) {
         }
         return {};
     }
-    size_t end = code.find("''')", at);
-    if (end == std::string_view::npos)
-        end = code.find("\"\"\")", at);
-    return code.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    // To the source string's closing quotes: `''')` for C++, `''', device_str='cuda')` for Triton.
+    const size_t line = code.find('\n', at);
+    for (std::string_view quotes : {std::string_view("'''"), std::string_view("\"\"\"")}) {
+        const size_t open = code.find(quotes, at);
+        if (open == std::string_view::npos || (line != std::string_view::npos && open > line))
+            continue; // the source string opens on the definition's line
+        const size_t close = code.find(quotes, open + 3);
+        return code.substr(at, close == std::string_view::npos ? std::string_view::npos : close - at);
+    }
+    return code.substr(at, line == std::string_view::npos ? std::string_view::npos : line - at);
 }
 
 bool takesInt8Pointers(std::string_view source) {

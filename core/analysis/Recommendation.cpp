@@ -83,6 +83,9 @@ std::string exclusionReason(const BackendRun& run) {
     }
     if (!pairedSpeedup(run))
         return "no latency samples";
+    for (const auto& w : run.warnings)
+        if (w.code == "nnc_interpreter") // issue 33: a 10.5 s call was NNC's interpreter, not NNC
+            return "NNC ran on its IR interpreter (no LLVM in this LibTorch): the latency is not NNC's speed";
     return {};
 }
 

@@ -2,6 +2,7 @@
 #include "analysis/Advice.h"
 
 #include "TestData.h"
+#include "analysis/Format.h"
 #include "analysis/Summary.h"
 #include "model/BackendEntry.h"
 #include "model/WorkloadText.h"
@@ -175,7 +176,17 @@ TEST(Advice, GraphBreakPassesTorchsHintThrough) {
     EXPECT_EQ(fires[0].message.find("report an issue"), std::string::npos);
     EXPECT_NE(fires[0].message.find("gb0124.html"), std::string::npos);
     EXPECT_NE(fires[0].evidence.find("model.py:12"), std::string::npos);
+    EXPECT_NE(fires[0].evidence.find("(after graph 0)"), std::string::npos) << fires[0].evidence;
     EXPECT_TRUE(fires[0].tryEntry.empty());
+    // A break before the first graph (issue 33: it read "after graph -1").
+    run.breakReasons = {b};
+    run.breakReasons[0].graph = 0;
+    const auto first = withRule(reportOf({run}), "graph_break_hint");
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_NE(first[0].evidence.find("(before graph 0)"), std::string::npos) << first[0].evidence;
+    EXPECT_EQ(first[0].evidence.find("graph -1"), std::string::npos);
+    EXPECT_EQ(format::breakPlacement(-1), "");
+    EXPECT_EQ(format::breakPlacement(3), "after graph 2");
 }
 
 TEST(Advice, AccuracyFailureOffersPrecisionOrAotEager) {
@@ -289,4 +300,31 @@ TEST(Advice, SummaryJsonListsTheAdvice) {
     EXPECT_EQ(j["advice"][0]["try"], "inductor@lite");
     EXPECT_TRUE(j["advice"][0]["evidence"].is_string());
     EXPECT_TRUE(summaryJson(reportOf({inductorRun()}))["advice"].empty());
+}
+
+TEST(Advice, AnInt8AccuracyFailureSeparatesQuantizationFromTheCompiler) {
+    BackendRun q = inductorRun();
+    q.name = "inductor{precision=int8_dynamic}";
+    q.accuracy->pass = false;
+    q.accuracy->status = "fail_accuracy";
+    q.accuracy->rule = "quantized";
+    q.accuracy->precision = "int8_dynamic";
+    // First: eager at the same precision, which runs torchao's kernels without a compiler.
+    const auto first = withRule(reportOf({q}), "accuracy_failure");
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].tryEntry, "eager{precision=int8_dynamic}");
+    EXPECT_NE(first[0].message.find("the quantization lost the accuracy, not inductor"), std::string::npos)
+        << first[0].message;
+    expectParses(first[0]);
+    // With that row failing too: the gentler mode, and the eager row's verdict as evidence.
+    BackendRun e = q;
+    e.name = "eager{precision=int8_dynamic}";
+    const auto next = withRule(reportOf({q, e}), "accuracy_failure");
+    ASSERT_EQ(next.size(), 2u);
+    EXPECT_EQ(next[0].tryEntry, "inductor{precision=int8_weight_only}");
+    EXPECT_NE(next[0].evidence.find("eager{precision=int8_dynamic} (torchao's own kernels, no compiler): "
+                                    "fail_accuracy"),
+              std::string::npos)
+        << next[0].evidence;
+    EXPECT_EQ(next[0].message.find("aot_eager"), std::string::npos); // no fp32 reference offered
 }

@@ -97,7 +97,8 @@ TEST(Quantization, AReportWrittenBeforeItHasNone) {
         EXPECT_FALSE(run.quantization) << run.name;
         EXPECT_TRUE(quantizationLines(run).empty());
     }
-    for (const auto& b : json(old.value())["backends"])
+    const json written = json(old.value()); // named: a range-for over a temporary's member reads freed memory
+    for (const auto& b : written["backends"])
         EXPECT_FALSE(b.contains("quantization"));
 }
 
@@ -143,6 +144,17 @@ TEST(Quantization, FindsInt8KernelsByOpDtypeAndGeneratedSource) {
     for (auto& g : run.stages[0].groups)
         g.code = "kernel.cpp";
     EXPECT_EQ(int8KernelGroups(run, run.stages[0]), (std::set<std::string>{"g0", "g1"}));
+    run.code.clear();
+    // Triton closes its source with `''', device_str='cuda')`: a float kernel before an int8 one is
+    // not taken for it.
+    run.code = {{"output_code.py", "python", "post_fusion",
+                 "cpp_fused__to_copy_0 = async_compile.triton('cpp_fused__to_copy_0', '''\n"
+                 "@triton.jit\ndef k(in_ptr0): signature={'in_ptr0': '*fp32'}\n''', device_str='cuda')\n"
+                 "cpp_fused_relu_1 = async_compile.triton('cpp_fused_relu_1', '''\n"
+                 "@triton.jit\ndef k(in_ptr0): signature={'in_ptr0': '*i8'}\n''', device_str='cuda')\n"}};
+    for (auto& g : run.stages[0].groups)
+        g.code = "output_code.py";
+    EXPECT_EQ(int8KernelGroups(run, run.stages[0]), (std::set<std::string>{"g0", "g2"}));
     run.code.clear();
     // Two kernels of one name are both counted; the line says it once, with the count.
     run.stages[0].groups[2].name = "extern_kernels._int_mm";

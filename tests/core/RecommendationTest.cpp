@@ -76,6 +76,18 @@ TEST(Recommendation, FailedAccuracyAndFailedRunsAreExcludedWithTheReason) {
     EXPECT_NE(rec.verdict.find("only backend"), std::string::npos);
 }
 
+TEST(Recommendation, NncOnItsInterpreterIsNotRanked) {
+    // issue 33: without LLVM NNC runs its IR interpreter; that latency is not NNC's speed.
+    auto nnc = timedRun("torchscript_nnc", 0.002, 0.01);
+    nnc.warnings.push_back({"nnc_interpreter", "this LibTorch has no LLVM, ..."});
+    const auto rec = recommend(reportOf({timedRun("inductor", 1.5, 0.01), nnc}), Goal::Latency);
+    ASSERT_EQ(rec.ranked.size(), 1u);
+    EXPECT_EQ(rec.ranked[0].backend, "inductor");
+    ASSERT_EQ(rec.excluded.size(), 1u);
+    EXPECT_EQ(rec.excluded[0].reason,
+              "NNC ran on its IR interpreter (no LLVM in this LibTorch): the latency is not NNC's speed");
+}
+
 TEST(Recommendation, AnAccuracyExclusionCarriesTheStatusAndReason) {
     auto noisy = timedRun("aot_eager", 2.0, 0.01, /*pass=*/false);
     noisy.accuracy->status = "eager_two_runs_differ";

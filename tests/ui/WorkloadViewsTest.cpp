@@ -373,6 +373,19 @@ private slots:
         dialog.inductorEdit()->setText("dynamic=true");
         QVERIFY(!dialog.entry());
         QVERIFY(QString::fromStdString(dialog.entry().error().message).contains("own fields"));
+
+        // The row's precision (docs/quantization.md), and a backend of another family: Precision only.
+        dialog.inductorEdit()->clear();
+        dialog.precisionBox()->setCurrentText("int8_static");
+        QCOMPARE(dialog.label(), QString("inductor{precision=int8_static,fullgraph,dynamic=false}"));
+        auto aoti = parseBackendEntry("aot_inductor{precision=int8_dynamic}");
+        QVERIFY(aoti);
+        BackendEntryDialog precisionOnly(aoti.value(), nullptr, false);
+        QCOMPARE(precisionOnly.precisionBox()->currentText(), QString("int8_dynamic"));
+        QVERIFY(precisionOnly.modeBox()->isHidden() && precisionOnly.inductorEdit()->isHidden());
+        QVERIFY(!precisionOnly.precisionBox()->isHidden());
+        precisionOnly.precisionBox()->setCurrentText("int8_weight_only");
+        QCOMPARE(precisionOnly.label(), QString("aot_inductor{precision=int8_weight_only}"));
     }
 
     void backendListTakesVariantsWithOptions() {
@@ -402,6 +415,9 @@ private slots:
         const int ts = list->row(list->findItems("torchscript", Qt::MatchExactly).front());
         auto refused = window.setEntryVariant(ts, "torchscript{fullgraph}", false);
         QVERIFY(refused && QString::fromStdString(refused->message).contains("not a torch.compile backend"));
+        // A precision is the workload's: every family takes it (docs/quantization.md).
+        QVERIFY(!window.setEntryVariant(ts, "torchscript{precision=int8_dynamic}", true));
+        QVERIFY(window.checkedBackends().contains("torchscript{precision=int8_dynamic}"));
         // Entries with options stay out of the submodule choices (mixed runs take NAME or NAME@MODE).
         QVERIFY(!window.modulesPanel()->backendChoices().contains("inductor{epilogue_fusion=false}"));
         QVERIFY(window.modulesPanel()->backendChoices().contains("inductor@max-autotune"));

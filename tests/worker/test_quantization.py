@@ -153,6 +153,17 @@ def test_bad_calibration_inputs_name_the_model_file(tmp_path: pathlib.Path):
         "return [(torch.randn(64, 256),) for _ in range(4)]", "return [42]"))
     run = run_model(model, "inductor", workload=_workload("int8_static"))
     error = run.one("error")
-    assert error["code"] == "model_invalid", error
+    # the int8_static row only: a model_* code would stop the comparison's other rows
+    assert error["code"] == "backend_unavailable", error
     assert f"model file {model}: calibration_inputs(): set 0 is int" in error["message"], error["message"]
     assert error["file"] == str(model)
+
+
+def test_calibration_sets_of_another_shape_fail_the_row_with_the_reason(tmp_path: pathlib.Path):
+    model = tmp_path / "other_shape.py"
+    model.write_text(MODEL.read_text().replace("torch.randn(64, 256),) for _ in range(4)",
+                                               "torch.randn(8, 256),) for _ in range(4)"))
+    run = run_model(model, "inductor", workload=_workload("int8_static"))
+    error = run.one("error")
+    assert error["code"] == "backend_unavailable", error
+    assert "calibration sets must have the example inputs' shapes" in error["message"], error["message"]

@@ -111,7 +111,8 @@ std::optional<RunError> AotInductorRunner::load(const nlohmann::json& exported) 
         if (exported.contains(key))
             d->info[key] = exported.at(key);
     if (auto q = exported.find("quantization"); q != exported.end() && q->is_object())
-        d->quantized = q->value("mode", std::string());
+        if (auto mode = q->find("mode"); mode != q->end() && mode->is_string())
+            d->quantized = mode->get<std::string>();
     if (!std::filesystem::is_regular_file(d->packagePath))
         return error(ErrorCode::Internal, "the worker reported the AOTInductor package " + d->packagePath +
                                               ", which does not exist");

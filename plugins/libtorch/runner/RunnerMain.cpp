@@ -458,6 +458,15 @@ int runBackend(Channel& channel, const json& request) {
     if (timing) {
         // machine_busy / cpu_steal of the timing window, and what stopped it, as the worker's rows.
         result["warnings"] = timing->machineWarnings;
+        // NNC without LLVM runs its fused kernels on the IR interpreter (TorchScriptRunner): the
+        // samples are the interpreter's, not NNC's compiled code's; the recommendation leaves the
+        // row out on this warning (analysis/Recommendation.cpp, docs/measurement.md).
+        if (nnc && TorchScriptRunner::nncCpuCodegen() != "llvm")
+            result["warnings"].push_back(
+                {{"code", "nnc_interpreter"},
+                 {"message", "this LibTorch has no LLVM, so NNC's fused kernels ran on its IR interpreter "
+                             "(nnc_cpu_codegen ir_eval): this row's latency is the interpreter's, not the "
+                             "speed of NNC's compiled code; measure NNC with a LibTorch built with LLVM"}});
         result["measure"] = timing->measure;
     }
     // Eager's peak is the worker's own measure when its export reply carries one.

@@ -29,7 +29,7 @@ import sys
 
 import torch
 
-from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, MODEL_FAILED, MODEL_INVALID, WorkerError, describe
+from .errors import BACKEND_UNAVAILABLE, BAD_REQUEST, WorkerError, describe
 
 MODES = ("int8_weight_only", "int8_dynamic", "int8_static")
 TORCHAO_PIN = "0.18.0"  # plugins/worker/requirements.lock
@@ -220,20 +220,22 @@ def _calibration_sets(loaded, device: torch.device) -> tuple[list, str]:
     make = getattr(loaded, "calibration", None)
     if make is None:
         return [(tuple(loaded.args), dict(loaded.kwargs))], "the example inputs"
-    where = f"model file {loaded.file}: calibration_inputs()"
+    # A calibration problem fails the int8_static row only (backend_unavailable, naming the file):
+    # a model_* code would stop every other row of the comparison, which never calibrates.
+    where = f"precision int8_static is unavailable: model file {loaded.file}: calibration_inputs()"
     try:
         sets = list(make())
     except Exception as exc:
-        raise WorkerError(MODEL_FAILED, f"{where} raised {describe(exc)}", file=loaded.file) from exc
+        raise WorkerError(BACKEND_UNAVAILABLE, f"{where} raised {describe(exc)}", file=loaded.file) from exc
     if not sets:
-        raise WorkerError(MODEL_INVALID, f"{where} returned no input sets", file=loaded.file)
+        raise WorkerError(BACKEND_UNAVAILABLE, f"{where} returned no input sets", file=loaded.file)
     move = lambda v: v.to(device) if isinstance(v, torch.Tensor) else v  # noqa: E731
     out = []
     for i, inputs in enumerate(sets):
         call = as_call(inputs)
         if call is None:
-            raise WorkerError(MODEL_INVALID, f"{where}: set {i} is {type(inputs).__name__}, expected a tuple/list "
-                              "of arguments, a dict of keyword arguments or a tensor", file=loaded.file)
+            raise WorkerError(BACKEND_UNAVAILABLE, f"{where}: set {i} is {type(inputs).__name__}, expected a "
+                              "tuple/list of arguments, a dict of keyword arguments or a tensor", file=loaded.file)
         args, kwargs = call
         out.append((tuple(pytree.tree_map(move, list(args))), pytree.tree_map(move, kwargs)))
     return out, f"{len(out)} input sets of calibration_inputs()"
@@ -266,7 +268,7 @@ def quantize(loaded, mode: str, device: torch.device, options: dict, backend: st
             model = _pt2e(loaded, device, record)
             record["quantized_modules"], record["skipped_modules"] = _pt2e_split(loaded.module, model)
             if backend == "inductor":
-                inductor = options.setdefault("inductor", {})
+                inductor = options["inductor"] = dict(options.get("inductor") or {})  # never a shared default
                 if "freezing" not in inductor:
                     inductor["freezing"] = True
                     record["notes"].append("inductor option freezing=true set by the worker: Inductor lowers "
@@ -304,8 +306,9 @@ def _pt2e(loaded, device: torch.device, record: dict):
     for args, kwargs in sets:
         try:
             prepared(*args, **kwargs)
-        except Exception as exc:
-            raise WorkerError(MODEL_FAILED, f"model {loaded.source}: calibrating int8_static on {source} raised "
-                              f"{describe(exc)}", file=loaded.file) from exc
+        except Exception as exc:  # e.g. a set of another shape: the export fixed the example inputs' shapes
+            raise WorkerError(BACKEND_UNAVAILABLE, f"precision int8_static is unavailable: calibrating "
+                              f"{loaded.source} on {source} raised {describe(exc)} (calibration sets must have the "
+                              "example inputs' shapes)", file=loaded.file) from exc
     record["calibration"] = source
     return convert_pt2e(prepared)

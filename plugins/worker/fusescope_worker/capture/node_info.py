@@ -81,8 +81,8 @@ def op_name(node: torch.fx.Node) -> str:
 
 def normalize_module_path(path: str) -> str:
     """Dynamo writes module paths as Python expressions (`L['self'].blocks[0].attn`,
-    `L['self']._modules['blocks']._modules['0']`, `getattr(L['self'].layers, '0')`);
-    the user thinks of them as `blocks.0.attn`."""
+    `L['self']._modules['blocks']._modules['0']`, `getattr(L['self'].layers, '0')`,
+    `L['self'].__dict__['_modules']['time_proj']`); the user thinks of them as `blocks.0.attn`."""
     previous = None
     while previous != path:
         previous = path
@@ -91,6 +91,9 @@ def normalize_module_path(path: str) -> str:
     path = re.sub(r"\._modules\[['\"]([^'\"]+)['\"]\]", r".\1", path)
     path = re.sub(r"\[['\"]([^'\"]+)['\"]\]", r".\1", path)
     path = re.sub(r"\[(\d+)\]", r".\1", path)
+    # Attribute access through the instance dict (diffusers: `L['self'].__dict__['_modules']['time_proj']`)
+    # is the module `time_proj` all the same (issue 33: it leaked as `__dict__._modules.time_proj`).
+    path = re.sub(r"(^|\.)(__dict__\.)?_modules\.", r"\1", path)
     return path.strip(".")
 
 
