@@ -188,6 +188,10 @@ private slots:
         QCOMPARE(after->fusion, std::string("after"));
         const auto& info = run.options.at("libtorch");
         QCOMPARE(info.at("nnc_cpu_codegen").get<std::string>(), TorchScriptRunner::nncCpuCodegen());
+        // Without LLVM the fused kernels ran on NNC's IR interpreter: the row says so (issue 33).
+        const bool interpreted = std::any_of(run.warnings.begin(), run.warnings.end(),
+                                             [](const RunWarning& w) { return w.code == "nnc_interpreter"; });
+        QCOMPARE(interpreted, TorchScriptRunner::nncCpuCodegen() != "llvm");
         // Both demos fuse: mlp relu+add, transformer div+softmax per block (reductions on).
         QVERIFY2(!after->groups.empty(), after->reason.c_str());
         int unfused = 0;
