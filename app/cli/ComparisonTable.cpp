@@ -154,35 +154,34 @@ void compileSection(std::ostringstream& out, const Report& report) {
     }
 }
 
-// The artifact of each backend that ships one: size next to eager, load and first call in fresh
-// processes (analysis/Deployment.h).
-void deploymentSection(std::ostringstream& out, const Report& report) {
+// One section of per-run lines under `title`, each run's first line after its name and the rest
+// after `continuation`; nothing when no run has lines.
+void runLinesSection(std::ostringstream& out, const Report& report, const char* title,
+                     std::vector<std::string> (*linesOf)(const BackendRun&),
+                     const std::string& continuation) {
     bool header = false;
     for (const auto& run : report.backends) {
-        const auto lines = deploymentLines(run);
+        const auto lines = linesOf(run);
         if (lines.empty())
             continue;
         if (!header)
-            out << "\ndeployment (the artifact a user would ship):\n";
+            out << "\n" << title << ":\n";
         header = true;
         for (size_t i = 0; i < lines.size(); ++i)
-            out << "  " << (i == 0 ? run.name + ": " : std::string()) << lines[i] << "\n";
+            out << "  " << (i == 0 ? run.name + ": " : continuation) << lines[i] << "\n";
     }
+}
+
+// The artifact of each backend that ships one: size next to eager, load and first call in fresh
+// processes (analysis/Deployment.h; its later lines carry their own indent).
+void deploymentSection(std::ostringstream& out, const Report& report) {
+    runLinesSection(out, report, "deployment (the artifact a user would ship)", deploymentLines, "");
 }
 
 // What each int8 row quantized and its weights against fp32's (analysis/QuantizationLines.h).
 void quantizationSection(std::ostringstream& out, const Report& report) {
-    bool header = false;
-    for (const auto& run : report.backends) {
-        const auto lines = quantizationLines(run);
-        if (lines.empty())
-            continue;
-        if (!header)
-            out << "\nquantization (speedup and accuracy against fp32 eager):\n";
-        header = true;
-        for (size_t i = 0; i < lines.size(); ++i)
-            out << "  " << (i == 0 ? run.name + ": " : std::string("  ")) << lines[i] << "\n";
-    }
+    runLinesSection(out, report, "quantization (speedup and accuracy against fp32 eager)", quantizationLines,
+                    "  ");
 }
 
 // How sure each median is (analysis/RunWarnings.h, confidenceText): the 95 % order-statistic
