@@ -15,7 +15,8 @@ struct CompareOptions {
     std::string out;
     bool json = false;
     bool quiet = false;
-    SummaryOptions summary; // the goal the recommendation ranks for
+    bool progressJson = false; // `--progress-json`: progress as JSON lines (docs/cli.md)
+    SummaryOptions summary;    // the goal the recommendation ranks for
 };
 
 struct ExportOptions {

@@ -44,7 +44,9 @@ int runCompare(const CompareOptions& options) {
     auto families = createBackendFamilies();
     CompareSession session(familyPointers(families));
     session.setSearchAssignments(options.plan.searchAssignments);
-    ProgressPrinter progress(static_cast<int>(options.plan.backends.size()), !options.quiet);
+    ProgressPrinter progress(static_cast<int>(options.plan.backends.size()), !options.quiet,
+                             options.progressJson ? ProgressPrinter::Style::Json
+                                                  : ProgressPrinter::Style::Text);
 
     QObject::connect(&session, &CompareSession::backendAdded, [&](int) { progress.added(); });
     QObject::connect(&session, &CompareSession::backendStarted,

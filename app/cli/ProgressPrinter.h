@@ -8,10 +8,12 @@
 namespace fusescope::cli {
 
 // Shows what each backend is doing on stderr: a live status line on a terminal, one line per
-// phase change otherwise (logs, CI).
+// phase change otherwise (logs, CI), or with `--progress-json` one JSON object per line for tools
+// (the Python package; the contract is docs/cli.md, "Progress as JSON lines").
 class ProgressPrinter {
 public:
-    ProgressPrinter(int backendCount, bool enabled);
+    enum class Style { Text, Json };
+    ProgressPrinter(int backendCount, bool enabled, Style style = Style::Text);
 
     void started(int index, const std::string& backend);
     // The assignment search appended a run.
@@ -22,10 +24,13 @@ public:
 
 private:
     void print(const std::string& line, bool transient);
+    void printJson(const char* event, const std::string& backend, int index, const std::string& phase,
+                   double fraction, const std::string& message, const std::string& status);
 
     int m_count;
     bool m_enabled;
     bool m_tty;
+    Style m_style;
     int m_index = 0;
     std::string m_backend;
     std::string m_phase;

@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
     cmp->add_option("-o,--out", compare.out, "Write the report (.fscope) here, atomically");
     cmp->add_flag("--json", compare.json, "Print the machine-readable summary instead of the table");
     cmp->add_flag("-q,--quiet", compare.quiet, "No progress on stderr");
+    cmp->add_flag("--progress-json", compare.progressJson,
+                  "Progress on stderr as one JSON object per line, for tools (docs/cli.md)");
     cmp->add_option(
         "--compile-mode", mode,
         "torch.compile mode for every backend (default, reduce-overhead, max-autotune); one backend "

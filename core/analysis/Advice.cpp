@@ -120,7 +120,7 @@ void compileKernelCompilation(const Report& report, const BackendRun& run, std::
     const auto* p = dominantPhase(run, "kernel_compilation");
     if (!p)
         return;
-    Advice a{"compile_kernel_compilation", run.name, {}, phaseEvidence(run, *p), {}};
+    Advice a{"compile_kernel_compilation", run.name, {}, phaseEvidence(run, *p), {}, {}};
     a.message = "Most of this compile is C++/Triton compilation of the generated kernels. Inductor "
                 "caches compiled kernels and graphs on disk, so a recompile of the same model skips most "
                 "of it: keep the cache (--warm-cache, or a persistent TORCHINDUCTOR_CACHE_DIR) where a cold "
@@ -149,7 +149,7 @@ void compileAutotuning(const Report& report, const BackendRun& run, std::vector<
     const auto* p = dominantPhase(run, "autotuning");
     if (!p)
         return;
-    Advice a{"compile_autotuning", run.name, {}, phaseEvidence(run, *p), {}};
+    Advice a{"compile_autotuning", run.name, {}, phaseEvidence(run, *p), {}, {}};
     const std::string mode = modeOf(run);
     a.message =
         "Most of this compile is autotuning: Inductor benchmarks candidate kernels" +
@@ -228,7 +228,7 @@ void recompiles(const Report& report, const BackendRun& run, std::vector<Advice>
         }
     if (evidence.empty())
         return;
-    Advice a{"recompiles", run.name, {}, {}, {}};
+    Advice a{"recompiles", run.name, {}, {}, {}, {}};
     for (const auto& e : evidence)
         a.evidence += (a.evidence.empty() ? "" : "; ") + e;
     a.evidence += " (threshold " + std::to_string(kAdviceRecompilesMin) + " recompiles, or the limit hit)";
@@ -291,7 +291,7 @@ void graphBreakHints(const BackendRun& run, std::vector<Advice>& out) {
         const auto hints = breakHints(b);
         if (hints.empty())
             continue;
-        Advice a{"graph_break_hint", run.name, {}, {}, {}};
+        Advice a{"graph_break_hint", run.name, {}, {}, {}, {}};
         a.evidence = "graph break";
         if (!b.file.empty())
             a.evidence += " at " + b.file + ":" + std::to_string(b.line);
@@ -366,7 +366,7 @@ void accuracyFailure(const Report& report, const BackendRun& run, std::vector<Ad
     if (status != "fail_accuracy" && status != "nonfinite")
         return;
     const std::string precision = acc.precision.empty() ? "fp32" : acc.precision;
-    Advice a{"accuracy_failure", run.name, {}, {}, {}};
+    Advice a{"accuracy_failure", run.name, {}, {}, {}, {}};
     a.evidence = "accuracy " + status + " at " + precision + ": max abs " + num(acc.maxAbs) + ", max rel " +
                  num(acc.maxRel) + ", cosine " + num(acc.cosine) + ", " + acc.rule + " tolerance " +
                  num(acc.tolerance) + (acc.reason.empty() ? std::string() : " (" + acc.reason + ")");
@@ -428,7 +428,7 @@ void memoryAboveEager(const Report& report, const BackendRun& run, std::vector<A
     const double eager = static_cast<double>(*run.eagerPeakMemoryBytes);
     if (peak < eager * (1 + kAdviceMemoryAboveEager))
         return;
-    Advice a{"memory_above_eager", run.name, {}, {}, {}};
+    Advice a{"memory_above_eager", run.name, {}, {}, {}, {}};
     a.evidence = "peak memory " + format::bytes(run.peakMemoryBytes) + " vs eager " +
                  format::bytes(run.eagerPeakMemoryBytes) + " (+" + pct(peak - eager, eager) +
                  ", threshold +" + pct(kAdviceMemoryAboveEager, 1) + ")" +
@@ -496,7 +496,7 @@ std::string missingPiece(const std::string& reason) {
 void backendUnavailable(const BackendRun& run, std::vector<Advice>& out) {
     if (run.status != RunStatus::Unavailable || !run.error || run.error->message.empty())
         return;
-    Advice a{"backend_unavailable", run.name, {}, {}, {}};
+    Advice a{"backend_unavailable", run.name, {}, {}, {}, {}};
     a.evidence = run.error->code + ": " + run.error->message;
     const std::string piece = missingPiece(run.error->message);
     a.message = piece.empty() ? "Missing, as the backend says: " + run.error->message
@@ -524,19 +524,42 @@ std::vector<Advice> adviceFor(const Report& report, const BackendRun& run) {
     memoryAboveEager(report, run, out);
     // The same break met again by a recompile gives the same advice: said once.
     std::vector<Advice> unique;
-    for (auto& a : out)
+    for (auto& a : out) {
+        a.backends = {run.name};
         if (std::find(unique.begin(), unique.end(), a) == unique.end())
             unique.push_back(std::move(a));
+    }
     return unique;
 }
 
 std::vector<Advice> adviceFor(const Report& report) {
+    // The same three graph breaks under three backends are three pieces of advice, not nine.
+    const auto sameAdvice = [](const Advice& a, const Advice& b) {
+        return a.rule == b.rule && a.message == b.message && a.evidence == b.evidence &&
+               a.tryEntry == b.tryEntry;
+    };
     std::vector<Advice> out;
     for (const auto& run : report.backends) {
-        auto more = adviceFor(report, run);
-        out.insert(out.end(), more.begin(), more.end());
+        for (auto& a : adviceFor(report, run)) {
+            const auto same =
+                std::find_if(out.begin(), out.end(), [&](const Advice& o) { return sameAdvice(o, a); });
+            if (same == out.end())
+                out.push_back(std::move(a));
+            else if (std::find(same->backends.begin(), same->backends.end(), run.name) ==
+                     same->backends.end())
+                same->backends.push_back(run.name);
+        }
     }
     return out;
+}
+
+std::string adviceScope(const Advice& a) {
+    if (a.backends.empty())
+        return a.backend;
+    std::string scope;
+    for (const auto& b : a.backends)
+        scope += (scope.empty() ? "" : ", ") + b;
+    return scope;
 }
 
 json toJson(const std::vector<Advice>& advice) {
@@ -544,6 +567,7 @@ json toJson(const std::vector<Advice>& advice) {
     for (const auto& a : advice)
         out.push_back({{"rule", a.rule},
                        {"backend", a.backend},
+                       {"backends", a.backends.empty() ? json::array({a.backend}) : json(a.backends)},
                        {"message", a.message},
                        {"evidence", a.evidence},
                        {"try", a.tryEntry.empty() ? json(nullptr) : json(a.tryEntry)}});
@@ -551,7 +575,7 @@ json toJson(const std::vector<Advice>& advice) {
 }
 
 std::string adviceLine(const Advice& a) {
-    std::string line = a.backend + " [" + a.rule + "] " + a.message + " (evidence: " + a.evidence + ")";
+    std::string line = adviceScope(a) + " [" + a.rule + "] " + a.message + " (evidence: " + a.evidence + ")";
     if (!a.tryEntry.empty())
         line += "; try --backends '" + a.tryEntry + "'";
     return line;

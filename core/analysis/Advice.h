@@ -20,6 +20,9 @@ struct Advice {
     // one change the advice suggests; empty when the advice is not a new row (e.g. a missing package)
     // or when the report already has that row.
     std::string tryEntry;
+    // Every row it applies to, `backend` first: one row's advice names only it; the report-wide list
+    // (adviceFor(report)) says advice that several rows share once, naming them all.
+    std::vector<std::string> backends;
     bool operator==(const Advice&) const = default;
 };
 
@@ -40,13 +43,18 @@ const std::vector<std::string>& adviceRuleIds();
 
 // The advice for one row of `report` (the report gives the device and the other rows).
 std::vector<Advice> adviceFor(const Report& report, const BackendRun& run);
-// Every row's advice, in row order.
+// Every row's advice, in row order, each piece once: advice that several rows share (the same
+// rule, message, evidence and try entry, e.g. a graph break Dynamo meets under every backend) is
+// one Advice naming them all in `backends`.
 std::vector<Advice> adviceFor(const Report& report);
 
-// `advice` of the summary JSON: [{rule, backend, message, evidence, try}], try null when none.
+// `advice` of the summary JSON: [{rule, backend, backends, message, evidence, try}], try null when none.
 nlohmann::json toJson(const std::vector<Advice>& advice);
 // One line for the CLI and the GUI's details:
-// "inductor [recompiles] ... (evidence: ...); try --backends 'inductor{dynamic=true}'".
+// "inductor [recompiles] ... (evidence: ...); try --backends 'inductor{dynamic=true}'"; shared
+// advice starts with every row it applies to: "aot_eager, inductor [graph_break_hint] ...".
 std::string adviceLine(const Advice& advice);
+// The rows it applies to, comma-separated ("aot_eager, inductor"); `backend` when none are listed.
+std::string adviceScope(const Advice& advice);
 
 } // namespace fusescope

@@ -207,8 +207,8 @@ std::string adviceOf(const Report& report) {
         return "<p class=\"sub\">No advice: no rule of docs/advice.md fired.</p>\n";
     std::string out = "<ul>";
     for (const auto& a : advice) {
-        out +=
-            "<li><b>" + escape(a.backend) + "</b> <code>" + escape(a.rule) + "</code>: " + escape(a.message);
+        out += "<li><b>" + escape(adviceScope(a)) + "</b> <code>" + escape(a.rule) +
+               "</code>: " + escape(a.message);
         if (!a.evidence.empty())
             out += " <span class=\"sub\">(evidence: " + escape(a.evidence) + ")</span>";
         if (!a.tryEntry.empty())

@@ -217,12 +217,28 @@ void BackendChartsTest::compileTimeStacksItsPhases() {
     QCOMPARE(top, 10.0); // stacked: the last segment ends at compile_s
     QCOMPARE(pointCount(charts.compilePhaseBars("inductor_lowering")), 0);
     QVERIFY(plot->legend->visible());
+    // Issue 33: the legend covered the inductor bar of a training report. It sits beside the axis
+    // rect, never on it, at any size the tab gives the chart.
+    for (const QSize size : {QSize(320, 200), QSize(640, 400), QSize(1200, 700)}) {
+        plot->resize(size);
+        plot->replot();
+        QVERIFY(plot->legend->outerRect().isValid());
+        QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()),
+                 qPrintable(QStringLiteral("legend %1 on axis rect %2 at %3x%4")
+                                .arg(plot->legend->outerRect().x())
+                                .arg(plot->axisRect()->rect().right())
+                                .arg(size.width())
+                                .arg(size.height())));
+    }
+    const int withLegend = plot->axisRect()->rect().width();
 
     report.backends[1].compileBreakdown.clear();
     charts.backendUpdated(1);
     charts.flush();
     QCOMPARE(pointCount(charts.compilePhaseBars("kernel_compilation")), 0);
     QVERIFY(!plot->legend->visible());
+    plot->replot();
+    QVERIFY(plot->axisRect()->rect().width() > withLegend); // a hidden legend gives its room back
 }
 
 // A tvm{tune=N} row: its tuning bar stands on its compile bar (tune_s is not compile_s), the

@@ -189,6 +189,49 @@ TEST(Advice, GraphBreakPassesTorchsHintThrough) {
     EXPECT_EQ(format::breakPlacement(3), "after graph 2");
 }
 
+// Issue 33: the same three graph breaks of a GCN under three backends gave nine advice lines. Advice
+// that rows share is said once, naming every row; advice of one row (its own try entry) stays its own.
+TEST(Advice, AdviceSeveralBackendsShareIsSaidOnceNamingThemAll) {
+    std::vector<BackendRun> runs;
+    for (const std::string label : {"aot_eager", "inductor{dynamic=false}", "inductor@max-autotune"}) {
+        BackendRun run = inductorRun(label);
+        for (int line : {10, 20, 30}) {
+            GraphBreak b;
+            b.reason = "Unsupported Tensor.item() call";
+            b.detail = b.reason + "\n  Hint: Set `torch._dynamo.config.capture_scalar_outputs = True`.";
+            b.file = "gcn.py";
+            b.line = line;
+            b.graph = 1;
+            run.breakReasons.push_back(b);
+        }
+        runs.push_back(run);
+    }
+    runs.push_back(compileRun("inductor", "kernel_compilation", 6.0)); // advice of its own
+    const Report report = reportOf(runs);
+    const auto hints = withRule(report, "graph_break_hint");
+    ASSERT_EQ(hints.size(), 3u); // three breaks, not nine
+    for (const auto& a : hints) {
+        EXPECT_EQ(a.backend, "aot_eager");
+        EXPECT_EQ(a.backends, (std::vector<std::string>{"aot_eager", "inductor{dynamic=false}",
+                                                        "inductor@max-autotune"}));
+        EXPECT_EQ(adviceLine(a).rfind(
+                      "aot_eager, inductor{dynamic=false}, inductor@max-autotune [graph_break_hint] ", 0),
+                  0u)
+            << adviceLine(a);
+    }
+    // One row's own view (the GUI's details) names only that row.
+    for (const auto& a : adviceFor(report, report.backends[1]))
+        EXPECT_EQ(a.backends, std::vector<std::string>{"inductor{dynamic=false}"});
+    const auto j = summaryJson(report)["advice"];
+    ASSERT_EQ(j.size(), 3u + withRule(report, "compile_kernel_compilation").size());
+    EXPECT_EQ(j[0]["backend"], "aot_eager");
+    EXPECT_EQ(j[0]["backends"],
+              nlohmann::json({"aot_eager", "inductor{dynamic=false}", "inductor@max-autotune"}));
+    const auto compile = withRule(report, "compile_kernel_compilation");
+    ASSERT_FALSE(compile.empty());
+    EXPECT_EQ(compile[0].backends, std::vector<std::string>{"inductor"});
+}
+
 TEST(Advice, AccuracyFailureOffersPrecisionOrAotEager) {
     BackendRun bf16 = inductorRun();
     bf16.accuracy->pass = false;
@@ -297,6 +340,7 @@ TEST(Advice, SummaryJsonListsTheAdvice) {
     ASSERT_EQ(j["advice"].size(), 1u);
     EXPECT_EQ(j["advice"][0]["rule"], "compile_kernel_compilation");
     EXPECT_EQ(j["advice"][0]["backend"], "inductor");
+    EXPECT_EQ(j["advice"][0]["backends"], nlohmann::json({"inductor"}));
     EXPECT_EQ(j["advice"][0]["try"], "inductor@lite");
     EXPECT_TRUE(j["advice"][0]["evidence"].is_string());
     EXPECT_TRUE(summaryJson(reportOf({inductorRun()}))["advice"].empty());

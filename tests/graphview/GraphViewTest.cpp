@@ -51,6 +51,38 @@ QSet<QString> highlightedItems(GraphScene* scene) {
     return ids;
 }
 
+// The stage copied `copies` times, each copy's last node feeding the next copy's first, module
+// paths renamed per copy: what ../shared/tools/scale_report.py makes of a report (issue 32).
+std::shared_ptr<const StageGraph> chainedCopies(const StageGraph& stage, int copies) {
+    auto big = std::make_shared<StageGraph>(stage);
+    big->nodes.clear();
+    big->edges.clear();
+    big->groups.clear();
+    const std::string first = stage.nodes.front().id, last = stage.nodes.back().id;
+    for (int k = 0; k < copies; ++k) {
+        const std::string suffix = "_c" + std::to_string(k);
+        for (GraphNode n : stage.nodes) {
+            n.id += suffix;
+            if (!n.group.empty())
+                n.group += suffix;
+            if (!n.module.empty())
+                n.module = "layer" + std::to_string(k) + "." + n.module;
+            big->nodes.push_back(n);
+        }
+        for (GraphEdge e : stage.edges)
+            big->edges.push_back({e.src + suffix, e.dst + suffix});
+        for (FusionGroup g : stage.groups) {
+            g.id += suffix;
+            for (auto& n : g.nodes)
+                n += suffix;
+            big->groups.push_back(g);
+        }
+        if (k > 0)
+            big->edges.push_back({last + "_c" + std::to_string(k - 1), first + suffix});
+    }
+    return big;
+}
+
 } // namespace
 
 class GraphViewTest : public QObject {
@@ -69,6 +101,36 @@ private slots:
         QVERIFY(scene->groupItem("module:blocks.0.ln"));
         QCOMPARE(scene->kernelOfNode("buf2"), QString("kernel:k0"));
         QVERIFY(scene->edgeItemCount() >= 10);
+    }
+
+    // Issue 32: a large chained graph opened on a blank canvas, its content off to the side. The
+    // first view shows nodes, at a readable zoom, for tall and for wide windows.
+    void aLargeGraphOpensOnItsContent() {
+        const auto run = loadRun();
+        for (const char* key : {"pre_fusion", "post_fusion"})
+            for (const QSize size : {QSize(900, 600), QSize(1600, 300), QSize(300, 900)}) {
+                GraphView view;
+                view.resize(size);
+                view.setStage(chainedCopies(*run->findStage(key), 40));
+                QVERIFY(waitForLayout(view.graphScene()));
+                QCoreApplication::processEvents();
+                const QRectF seen = view.mapToScene(view.viewport()->rect()).boundingRect();
+                int visible = 0;
+                for (QGraphicsItem* item : view.graphScene()->items(seen))
+                    visible += qgraphicsitem_cast<NodeItem*>(item) ? 1 : 0;
+                QVERIFY2(visible > 0,
+                         qPrintable(QStringLiteral("%1 at %2x%3: no node in view (%4,%5 %6x%7 of %8x%9)")
+                                        .arg(key)
+                                        .arg(size.width())
+                                        .arg(size.height())
+                                        .arg(seen.x())
+                                        .arg(seen.y())
+                                        .arg(seen.width())
+                                        .arg(seen.height())
+                                        .arg(view.graphScene()->sceneRect().width())
+                                        .arg(view.graphScene()->sceneRect().height())));
+                QVERIFY(view.zoom() >= 0.8 - 1e-9);
+            }
     }
 
     void collapsingAndExpandingChangesItems() {

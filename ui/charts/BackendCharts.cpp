@@ -42,6 +42,40 @@ QString statsText(const char* what, const LatencyStats& s) {
         .arg(s.n);
 }
 
+// Legends never cover data (issue 33: the compile-time legend hid the inductor bar of a training
+// report): a shown legend sits at the top of a column of its own right of the axis rect (a small
+// grid: the legend, then an empty stretch); a hidden one goes back to the axis rect's inset layout,
+// where it takes no room, and the column goes.
+void showLegendBeside(QCustomPlot* plot, bool shown) {
+    QCPLegend* legend = plot->legend;
+    QCPLayoutGrid* layout = plot->plotLayout();
+    QCPLayoutInset* inset = plot->axisRect()->insetLayout();
+    const bool beside = legend->layout() != inset;
+    if (shown && !beside) {
+        int row = 0;
+        for (int r = 0; r < layout->rowCount(); ++r)
+            for (int c = 0; c < layout->columnCount(); ++c)
+                if (layout->element(r, c) == plot->axisRect())
+                    row = r;
+        auto* side = new QCPLayoutGrid;
+        layout->addElement(row, layout->columnCount(), side);
+        layout->setColumnStretchFactor(layout->columnCount() - 1, 0.001);
+        inset->take(legend);
+        side->addElement(0, 0, legend);
+        side->addElement(1, 0, new QCPLayoutElement(plot));
+        side->setRowStretchFactor(0, 0.001);
+        side->setRowStretchFactor(1, 1);
+        side->setMargins(QMargins(0, 0, 4, 0));
+    } else if (!shown && beside) {
+        QCPLayout* side = legend->layout();
+        side->take(legend);
+        layout->remove(side);
+        layout->simplify();
+        inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+    }
+    legend->setVisible(shown);
+}
+
 } // namespace
 
 QString BackendCharts::title(Chart chart) {
@@ -122,10 +156,9 @@ BackendCharts::BackendCharts(QWidget* parent)
                     QCPScatterStyle(QCPScatterStyle::ssDisc, colors[eager ? 0 : 1].darker(130), 3));
                 m_strips[eager] = strip;
             }
-            plot->legend->setVisible(true);
             plot->legend->removeItem(plot->legend->itemCount() - 1); // eager samples: the box says it
             plot->legend->removeItem(plot->legend->itemCount() - 1);
-            plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+            showLegendBeside(plot, true);
         } else {
             auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
             bars->setWidth(0.6);
@@ -178,10 +211,9 @@ void BackendCharts::addPhaseBars(QCustomPlot* plot) {
     m_tuneBars->setBrush(QBrush(QColor(120, 120, 120), Qt::BDiagPattern));
     m_tuneBars->setPen(QPen(QColor(90, 90, 90)));
     m_tuneBars->moveAbove(m_bars[static_cast<int>(Chart::CompileTime)]);
-    plot->legend->setVisible(false); // shown once a run has a breakdown
     plot->legend->setFont(QFont(font().family(), 7));
-    plot->legend->removeItem(0); // the compile_s bar: the segments carry the legend
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->legend->removeItem(0);   // the compile_s bar: the segments carry the legend
+    showLegendBeside(plot, false); // shown once a run has a breakdown
 }
 
 // Per artifact backend three bars side by side: the artifact's size and the eager state_dict's
@@ -209,9 +241,8 @@ void BackendCharts::addDeploymentBars(QCustomPlot* plot) {
         bars->setBarsGroup(group);
         m_deploymentBars[s] = bars;
     }
-    plot->legend->setVisible(true);
     plot->legend->setFont(QFont(font().family(), 7));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    showLegendBeside(plot, true);
 }
 
 QCPBars* BackendCharts::deploymentBars(DeploymentSeries series) const {
@@ -453,7 +484,7 @@ void BackendCharts::rebuildBars() {
         if (const auto it = m_phaseBars.find(phase); it != m_phaseBars.end())
             legendIfShown(it->second);
     legendIfShown(m_tuneBars);
-    m_plots[static_cast<int>(Chart::CompileTime)]->legend->setVisible(anyPhase);
+    showLegendBeside(m_plots[static_cast<int>(Chart::CompileTime)], anyPhase);
     for (int c = 1; c < 4; ++c) {
         bool found = false;
         QCPRange range = m_bars[c]->data()->valueRange(found);

@@ -142,13 +142,29 @@ void GraphView::fitToWindow() {
 }
 
 void GraphView::showStart() {
-    // Fitting a tall graph would shrink it below readable text; open at a readable zoom at
-    // its top instead, and let the minimap show the rest.
+    // Fitting a tall graph would shrink it below readable text; open at a readable zoom at the
+    // start of the layout instead (its top, or its left for a wide one), and let the minimap show
+    // the rest. Centred on the content in that first screenful, not on the middle of the scene:
+    // a layout that drifts sideways (issue 32: a 10k-node graph drawn as a diagonal) has nothing
+    // at the top middle, and opened on a blank canvas.
     fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
     const double readable = std::clamp(zoom(), 0.8, 1.5);
     setTransform(QTransform::fromScale(readable, readable));
     const QRectF rect = m_scene->sceneRect();
-    centerOn(QPointF(rect.center().x(), rect.top() + viewport()->height() / (2 * readable)));
+    const QSizeF seen(viewport()->width() / readable, viewport()->height() / readable);
+    const bool wide = rect.width() * seen.height() > rect.height() * seen.width();
+    const QRectF band = wide ? QRectF(rect.left(), rect.top(), seen.width(), rect.height())
+                             : QRectF(rect.left(), rect.top(), rect.width(), seen.height());
+    QRectF content;
+    for (QGraphicsItem* item : m_scene->items(band, Qt::IntersectsItemBoundingRect)) {
+        const auto* group = qgraphicsitem_cast<GroupItem*>(item);
+        if (qgraphicsitem_cast<NodeItem*>(item) || (group && !group->isExpanded()))
+            content |= item->sceneBoundingRect();
+    }
+    if (content.isNull())
+        content = rect;
+    centerOn(wide ? QPointF(rect.left() + seen.width() / 2, content.center().y())
+                  : QPointF(content.center().x(), rect.top() + seen.height() / 2));
     updateMinimap();
 }
 
