@@ -5,6 +5,7 @@
 #include "DotLevel.h"
 #include "GraphExport.h"
 #include "GraphScene.h"
+#include "GraphView.h"
 #include "GraphvizLayout.h"
 #include "GroupTree.h"
 #include "SyntheticStage.h"
@@ -77,6 +78,48 @@ void frames(GraphScene& scene, const char* what) {
         std::printf("  frame %-20s zoom %.3f: %.1f ms/frame (%lld items in scene)\n", what, zoom,
                     1000 * total / count, static_cast<long long>(scene.items().size()));
     }
+}
+
+// Frames as the GUI paints them: a 1600x1000 GraphView (and its minimap) repainting its
+// viewport, so the overview picture of a large scene (GraphScene::overview) is in the path.
+void viewFrames(const std::shared_ptr<StageGraph>& stage, const GroupTree& tree) {
+    GraphView view;
+    view.resize(1600, 1000);
+    view.setStage(stage);
+    GraphScene* scene = view.graphScene();
+    scene->layoutNow();
+    for (int g = 1; g < tree.groupCount(); ++g)
+        scene->setGroupExpanded(QString::fromStdString(tree.group(g).id), true);
+    scene->layoutNow();
+    view.show();
+    QCoreApplication::processEvents();
+    const QRectF all = scene->sceneRect();
+    QImage image(view.viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+    const double fit = std::min(image.width() / all.width(), image.height() / all.height());
+    std::printf("GraphView, fully expanded (%d node items), overview scale %.4f:\n", scene->nodeItemCount(),
+                scene->overviewScale());
+    for (double zoom : {fit, 0.01, 0.03, 0.1, 0.25, 1.0, 2.0}) {
+        view.setTransform(QTransform::fromScale(zoom, zoom));
+        view.centerOn(all.center());
+        const double first = seconds([&] { view.viewport()->render(&image); });
+        const int count = 10;
+        const double total = seconds([&] {
+            for (int i = 0; i < count; ++i)
+                view.viewport()->render(&image);
+        });
+        std::printf("  view frame zoom %.4f%s: first %.1f ms, then %.1f ms/frame\n", zoom,
+                    scene->usesOverviewAt(zoom) ? " (overview)" : "", 1000 * first, 1000 * total / count);
+    }
+    Minimap* minimap = view.minimap();
+    minimap->resize(180, 120);
+    minimap->refit();
+    QImage small(minimap->viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+    const int count = 10;
+    const double total = seconds([&] {
+        for (int i = 0; i < count; ++i)
+            minimap->viewport()->render(&small);
+    });
+    std::printf("  minimap frame: %.1f ms/frame\n", 1000 * total / count);
 }
 
 } // namespace
@@ -170,5 +213,6 @@ int main(int argc, char** argv) {
     });
     std::printf("GraphScene fully expanded: %.2f s, %d node items\n", sceneFull, scene.nodeItemCount());
     frames(scene, "fully expanded");
+    viewFrames(stage, *tree);
     return 0;
 }

@@ -191,11 +191,12 @@ def test_a_model_error_is_an_exception_naming_backend_and_code(fusescope, tmp_pa
 
 
 def test_ctrl_c_keeps_what_was_measured(tmp_path):
-    """SIGINT to the interpreter while the second backend runs: compare() returns with the first
-    backend's row, `interrupted` set, and the report on disk."""
+    """SIGINT to the interpreter while inductor compiles: compare() returns with the eager row,
+    `interrupted` set, the inductor row cancelled, and the report on disk."""
     script = tmp_path / "interrupted.py"
     script.write_text(MAIN_MODEL + f"""
-import json, fusescope
+import json, signal, fusescope
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
 model = TinyNet()
 model.ready = True
 result = fusescope.compare(model, (torch.randn(4, 16),), backends=["eager", "inductor"],
@@ -206,23 +207,65 @@ print(json.dumps({{"interrupted": result.interrupted, "status": [r.status for r 
     env = _env(PYTHONPATH=str(PACKAGE))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env, cwd=tmp_path)
-    lines = []
-    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stderr.readline, "")), daemon=True)
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: proc.stderr.read(64), "")), daemon=True)
     reader.start()
+
+    def inductor_compiling():
+        text = "".join(chunks)
+        after = text.find("eager: ok")
+        return after >= 0 and "compile" in text[after:]
+
     deadline = time.monotonic() + 300
-    while not any("eager: ok" in line for line in lines) and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-    seen = "".join(lines)
-    assert "eager: ok" in seen, seen[-3000:]
-    time.sleep(3)  # inductor is compiling now
+    while not inductor_compiling() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    assert inductor_compiling(), "".join(chunks)[-3000:]
     proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     out = proc.stdout.read()
-    proc.wait(timeout=300)
     reader.join(timeout=10)
-    err = "".join(lines)
+    err = "".join(chunks)
     assert proc.returncode == 0, err[-3000:]
     got = json.loads(out.strip().splitlines()[-1])
     assert got["interrupted"] is True
     assert got["status"][0] == "ok" and got["codes"][1] == "cancelled", got
     assert pathlib.Path(got["path"]).exists()
     assert "interrupted" in err
+
+
+def test_inputs_are_checked_before_any_worker(fusescope, tmp_path):
+    import collections
+
+    import torch
+
+    class Encoding(collections.abc.Mapping):  # what a tokenizer returns: a mapping, not a dict
+        def __init__(self, **items):
+            self._items = items
+
+        def __getitem__(self, key):
+            return self._items[key]
+
+        def __iter__(self):
+            return iter(self._items)
+
+        def __len__(self):
+            return len(self._items)
+
+    class Keyword(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+
+    result = fusescope.compare(Keyword(), Encoding(x=torch.randn(2, 2)), backends=["eager"], progress=False,
+                               out=tmp_path / "kw.fscope", **dict(warmup=1, min_runs=5, min_time=0.05, max_time=5,
+                                                                  confidence=0))
+    assert result["eager"].ok, result
+    with pytest.raises(TypeError, match="example_inputs is a set"):
+        fusescope.compare(Keyword(), {1, 2}, backends=["eager"])
+    with pytest.raises(TypeError, match="iterable of input sets"):
+        fusescope.compare(Keyword(), (torch.randn(2, 2),), backends=["eager"], calibration_inputs=torch.randn(2, 2))
+    with pytest.raises(TypeError, match="each calibration input set is a int"):
+        fusescope.compare(Keyword(), (torch.randn(2, 2),), backends=["eager"], calibration_inputs=[1, 2])

@@ -4,6 +4,7 @@
 #include "GraphItems.h"
 #include "GraphScene.h"
 #include "StageCompareWidget.h"
+#include "SyntheticStage.h"
 #include "codec/ReportCodec.h"
 #include "codec/RunCodec.h"
 #include "codec/SettingsCodec.h"
@@ -131,6 +132,54 @@ private slots:
                                         .arg(view.graphScene()->sceneRect().height())));
                 QVERIFY(view.zoom() >= 0.8 - 1e-9);
             }
+    }
+
+    // Issue 32: far zoomed out on a large scene, the view paints one cached picture of the scene
+    // (GraphScene::overview) instead of thousands of sub-pixel items; the picture shows the graph,
+    // follows highlights, and small scenes or readable zooms never use it.
+    void farOutALargeSceneIsPaintedFromItsOverview() {
+        GraphView view;
+        view.resize(800, 600);
+        view.setStage(std::make_shared<StageGraph>(testdata::makeTransformerStage(4, 3000)));
+        GraphScene* scene = view.graphScene();
+        scene->layoutNow();
+        const layout::GroupTree* tree = scene->tree();
+        for (int g = 1; g < tree->groupCount(); ++g)
+            scene->setGroupExpanded(QString::fromStdString(tree->group(g).id), true);
+        scene->layoutNow();
+        QVERIFY(scene->nodeItemCount() >= 2900);
+        view.show();
+        view.fitToWindow();
+        QVERIFY(scene->usesOverviewAt(view.zoom()));
+        QVERIFY(!scene->usesOverviewAt(1.0));
+        QVERIFY(!scene->usesOverviewAt(scene->overviewScale() * 1.01));
+        const QImage& overview = scene->overview();
+        QVERIFY(!overview.isNull());
+        QVERIFY(overview.width() <= 16384 && overview.height() <= 16384);
+        QVERIFY(double(overview.width()) * overview.height() <= 4.1e6);
+
+        // What the view paints has the graph in it, where the scene is.
+        QImage painted(view.viewport()->size(), QImage::Format_ARGB32_Premultiplied);
+        painted.fill(Qt::black);
+        view.viewport()->render(&painted);
+        const QRect where = view.viewportTransform().mapRect(scene->sceneRect()).toRect() & painted.rect();
+        int ink = 0;
+        for (int y = where.top(); y <= where.bottom(); ++y)
+            for (int x = where.left(); x <= where.right(); ++x)
+                ink += painted.pixelColor(x, y) != QColor(Qt::white) ? 1 : 0;
+        QVERIFY2(ink > 50, qPrintable(QString::number(ink)));
+        QCOMPARE(painted.pixelColor(0, 0), QColor(Qt::white)); // the background, not the black fill
+
+        // A highlight changes the look: the picture is made again.
+        const qint64 before = scene->overview().cacheKey();
+        scene->highlightNodes({QString::fromStdString(scene->stage()->nodes[5].id)});
+        QVERIFY(scene->overview().cacheKey() != before);
+
+        // A small scene paints its items at any zoom.
+        GraphView small;
+        small.setStage(stageOf(loadRun(), "post_fusion"));
+        QVERIFY(waitForLayout(small.graphScene()));
+        QVERIFY(!small.graphScene()->usesOverviewAt(0.001));
     }
 
     void collapsingAndExpandingChangesItems() {

@@ -6,7 +6,9 @@
 #include "trace/TimeAttribution.h"
 
 #include <QGraphicsSimpleTextItem>
+#include <QPainter>
 #include <QPointer>
+#include <algorithm>
 #include <cmath>
 
 namespace fusescope {
@@ -30,6 +32,38 @@ GraphScene::GraphScene(QObject* parent)
     // Items only change when a layout is applied, so a BSP index makes hit tests and
     // exposed-region queries logarithmic on big scenes.
     setItemIndexMethod(BspTreeIndex);
+    connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::invalidateOverview);
+}
+
+bool GraphScene::usesOverviewAt(double zoom) const {
+    const int items = int(m_nodeItems.size() + m_groupItems.size()) + m_edgeCount;
+    return items >= kOverviewMinItems && zoom <= overviewScale() && zoom < kTextLevelOfDetail;
+}
+
+double GraphScene::overviewScale() const {
+    // About 4 million pixels (16 MB), and no side past 16,384 pixels.
+    constexpr double kPixels = 4.0e6;
+    constexpr double kSide = 16384;
+    const QRectF r = sceneRect();
+    if (r.width() < 1 || r.height() < 1)
+        return 1.0;
+    return std::min(
+        {std::sqrt(kPixels / (r.width() * r.height())), kSide / std::max(r.width(), r.height()), 1.0});
+}
+
+const QImage& GraphScene::overview() {
+    if (m_overview.isNull()) {
+        const QRectF r = sceneRect();
+        const double scale = overviewScale();
+        m_overview =
+            QImage(std::max(1, int(std::ceil(r.width() * scale))),
+                   std::max(1, int(std::ceil(r.height() * scale))), QImage::Format_ARGB32_Premultiplied);
+        m_overview.fill(Qt::transparent);
+        QPainter painter(&m_overview);
+        painter.setRenderHint(QPainter::Antialiasing);
+        render(&painter, QRectF(m_overview.rect()), r);
+    }
+    return m_overview;
 }
 
 GraphScene::~GraphScene() {
@@ -49,6 +83,7 @@ void GraphScene::setStage(std::shared_ptr<const StageGraph> stage, int maxVisibl
 }
 
 void GraphScene::setKernelBadges(QHash<QString, QString> badges) {
+    invalidateOverview();
     m_badges = std::move(badges);
     for (auto it = m_groupItems.begin(); it != m_groupItems.end(); ++it) {
         const int g = m_tree ? m_tree->findGroup(it.key().toStdString()) : -1;
@@ -117,6 +152,7 @@ int GraphScene::closedGroupCount() const {
 }
 
 void GraphScene::highlightNodes(const QStringList& ids) {
+    invalidateOverview();
     m_highlighted = QSet<QString>(ids.begin(), ids.end());
     for (NodeItem* item : m_nodeItems)
         item->setHighlighted(m_highlighted.contains(item->id()));
@@ -158,6 +194,7 @@ void GraphScene::setHeat(QHash<QString, NodeHeat> heat) {
 }
 
 void GraphScene::applyHeat() {
+    invalidateOverview();
     if (m_legend) {
         removeItem(m_legend);
         delete m_legend;
@@ -308,6 +345,7 @@ void GraphScene::applyLayout(uint64_t generation, const StageLayout& result) {
             g->setSelected(true);
     }
     block.unblock();
+    invalidateOverview();
     emit layoutFinished();
 }
 

@@ -5,6 +5,7 @@
 
 #include <QGraphicsScene>
 #include <QHash>
+#include <QImage>
 #include <QSet>
 #include <QStringList>
 #include <memory>
@@ -70,6 +71,17 @@ public:
     int edgeItemCount() const { return m_edgeCount; }
     QString emptyReason() const { return m_reason; }
 
+    // Far zoomed out on a large scene every item is a few pixels at most, and painting 20,000 of
+    // them took 50-100 ms a frame (issue 32). Views then paint one picture of the whole scene
+    // instead (GraphView and its minimap): rendered on first use after the items or their look
+    // change (layout, highlight, heat, badges, selection), at overviewScale().
+    // Whether a view at `zoom` paints the picture: a scene of kOverviewMinItems items or more,
+    // zoomed out to the picture's scale or below, where items draw without text anyway.
+    bool usesOverviewAt(double zoom) const;
+    double overviewScale() const;
+    const QImage& overview();
+    static constexpr int kOverviewMinItems = 3000;
+
     bool isLayoutPending() const { return m_applied != m_generation; }
     // Lays out on the calling thread and applies the result (export, tests, benchmarks).
     void layoutNow();
@@ -82,6 +94,7 @@ private:
     void applyLayout(uint64_t generation, const layout::StageLayout& result);
     void applyHeat();
     QString badgeOf(const layout::GraphGroup& g) const;
+    void invalidateOverview() { m_overview = QImage(); }
 
     std::shared_ptr<const StageGraph> m_stage;
     std::shared_ptr<const layout::GroupTree> m_tree;
@@ -97,6 +110,7 @@ private:
     HeatLegendItem* m_legend = nullptr;
     int m_edgeCount = 0;
     QString m_reason;
+    QImage m_overview;
 };
 
 } // namespace fusescope

@@ -5,6 +5,7 @@
 #include "analysis/QuantizationLines.h"
 
 #include <QMouseEvent>
+#include <QPainter>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <algorithm>
@@ -176,6 +177,23 @@ void GraphView::updateMinimap() {
     m_minimap->viewport()->update();
 }
 
+bool paintOverview(QGraphicsView* view, GraphScene* scene, QPaintEvent* event) {
+    const double zoom = view->transform().m11();
+    if (!scene || !scene->usesOverviewAt(zoom))
+        return false;
+    const QImage& picture = scene->overview();
+    QPainter painter(view->viewport());
+    painter.fillRect(event->rect(), view->backgroundBrush());
+    painter.setRenderHint(QPainter::SmoothPixmapTransform);
+    painter.drawImage(view->viewportTransform().mapRect(scene->sceneRect()), picture);
+    return true;
+}
+
+void GraphView::paintEvent(QPaintEvent* event) {
+    if (!paintOverview(this, m_scene, event))
+        QGraphicsView::paintEvent(event);
+}
+
 void GraphView::zoomBy(double factor) {
     const double next = zoom() * factor;
     if (next < 0.02 || next > 8)
@@ -262,6 +280,16 @@ void Minimap::resizeEvent(QResizeEvent* event) {
 void Minimap::showEvent(QShowEvent* event) {
     QGraphicsView::showEvent(event);
     refit();
+}
+
+void Minimap::paintEvent(QPaintEvent* event) {
+    if (!paintOverview(this, m_main->graphScene(), event)) {
+        QGraphicsView::paintEvent(event);
+        return;
+    }
+    QPainter painter(viewport());
+    painter.setTransform(viewportTransform());
+    drawForeground(&painter, {});
 }
 
 void Minimap::drawForeground(QPainter* painter, const QRectF&) {

@@ -13,6 +13,10 @@ class GraphScene;
 class Minimap;
 
 struct BackendRun;
+// Paints `scene`'s overview picture (GraphScene::overview) where `view` shows the scene, over the
+// view's background, when the scene uses it at the view's zoom; false otherwise (paint as usual).
+bool paintOverview(QGraphicsView* view, GraphScene* scene, QPaintEvent* event);
+
 // For GraphView::setKernelBadges: "int8" on each kernel of an int8 run's post-fusion stage that
 // computes in int8 (analysis/QuantizationLines.h, int8KernelGroups).
 QHash<QString, QString> int8Badges(const BackendRun& run, const StageGraph& stage);
@@ -58,6 +62,7 @@ signals:
     void searchMoved(int index, int count);
 
 protected:
+    void paintEvent(QPaintEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
@@ -88,6 +93,7 @@ public:
     void refit();
 
 protected:
+    void paintEvent(QPaintEvent* event) override;
     void drawForeground(QPainter* painter, const QRectF& rect) override;
     void resizeEvent(QResizeEvent* event) override;
     void showEvent(QShowEvent* event) override;

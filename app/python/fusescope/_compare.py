@@ -8,6 +8,7 @@ so every backend still runs in its own worker process, in this environment (docs
 
 from __future__ import annotations
 
+import collections.abc
 import datetime
 import json
 import os
@@ -16,6 +17,7 @@ import pickle
 import re
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import sysconfig
@@ -95,8 +97,7 @@ def _option_args(options: dict) -> list[str]:
             if not isinstance(value, dict):
                 raise TypeError(f"compare(): {name} takes a dict of Inductor options, not {type(value).__name__}")
             for key, item in value.items():
-                text = item if isinstance(item, str) else json.dumps(item)
-                args += [flag, f"{key}={text}"]
+                args += [flag, f"{key}={json.dumps(item)}"]  # the CLI reads VALUE as JSON
         else:
             args += [flag, str(value)]
     return args
@@ -156,6 +157,60 @@ def _serialise(directory: pathlib.Path, what: str, obj) -> None:
         ) from err
 
 
+def _is_tensor(value) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def _forward_arguments(value, what: str):
+    """The forms the worker takes (docs/models.md): a tuple or list of positional arguments, a dict
+    of keyword arguments, or one tensor. Any other mapping (a tokenizer's BatchEncoding) becomes a
+    dict; anything else is refused here rather than failing every backend in its worker."""
+    if value is None:
+        raise TypeError(f"compare(): pass the model's {what} (a tuple of forward arguments)")
+    if isinstance(value, (tuple, list, dict)) or _is_tensor(value):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return dict(value)
+    raise TypeError(
+        f"compare(): {what} is a {type(value).__name__}: pass a tuple or list of positional arguments, "
+        "a dict of keyword arguments, or one tensor"
+    )
+
+
+def _calibration_sets(value) -> list:
+    """An iterable of input sets, each in a form example_inputs takes."""
+    if _is_tensor(value) or isinstance(value, (dict, collections.abc.Mapping)):
+        raise TypeError(
+            "compare(): calibration_inputs is an iterable of input sets (e.g. [(x1,), (x2,)]), "
+            f"not one {type(value).__name__}"
+        )
+    try:
+        return [_forward_arguments(one, "each calibration input set") for one in value]
+    except TypeError as err:
+        raise TypeError(f"{err} (calibration_inputs is an iterable of input sets, e.g. [(x1,), (x2,)])") from None
+
+
+def _check_same_python(python: str) -> None:
+    """Classes of __main__ travel as code, which only another interpreter of the same Python
+    version loads, and unpickling needs cloudpickle there."""
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import sys, cloudpickle; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True, text=True, timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise UsageError(f"python={python!r} could not be run: {err}") from err
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if probe.returncode != 0:
+        last = _cli.last_lines(probe.stderr, 1)
+        raise UsageError(f"python={python!r} cannot unpickle the model: {last} (it needs cloudpickle: "
+                         f"{python} -m pip install cloudpickle)")
+    if probe.stdout.strip() != here:
+        raise UsageError(f"python={python!r} is Python {probe.stdout.strip()}, this one is {here}: the model's "
+                         "pickled code only loads in the same Python version")
+
+
 def _model_name(model) -> str:
     name = re.sub(r"\W", "_", type(model).__name__) or "model"
     return name if name[0].isalpha() else f"model_{name}"
@@ -169,16 +224,24 @@ def _default_out(name: str) -> pathlib.Path:
 
 
 def _worker_pythonpath() -> str:
-    """This interpreter's own import directories (the script's, the notebook's, PYTHONPATH's), so
-    classes pickled by reference import in the worker as they do here; site-packages come with the
-    interpreter anyway."""
-    paths = sysconfig.get_paths()
-    installed = {os.path.realpath(p) for p in (paths.get("purelib"), paths.get("platlib")) if p}
-    prefixes = tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+    """This interpreter's own import directories (the script's folder, the working directory where
+    sys.path has it, PYTHONPATH's), so classes pickled by reference import in the worker as they do
+    here. The interpreter's standard library and site-packages are left out: the worker's
+    interpreter has its own."""
+    own = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if sysconfig.get_paths().get(key):
+            own.add(os.path.realpath(sysconfig.get_paths()[key]))
+    try:
+        own.update(os.path.realpath(p) for p in site.getsitepackages())
+    except AttributeError:  # some embedded interpreters lack it
+        pass
+    own.add(os.path.realpath(site.getusersitepackages()))
+    own.update(os.path.join(p, "lib-dynload") for p in list(own))
     entries = []
     for entry in sys.path:
         path = os.path.realpath(entry or os.getcwd())
-        if not os.path.isdir(path) or path in installed or path.startswith(prefixes) or path in entries:
+        if not os.path.isdir(path) or path in own or path in entries:
             continue
         entries.append(path)
     existing = os.environ.get("PYTHONPATH", "")
@@ -227,15 +290,18 @@ def compare(
                 target = os.path.abspath(os.path.expanduser(target))
             name = re.sub(r"\W", "_", pathlib.Path(target.split(":")[-1]).stem) or "model"
         else:
-            if example_inputs is None:
-                raise TypeError("compare(): pass the model's example_inputs (a tuple of forward arguments)")
+            example_inputs = _forward_arguments(example_inputs, "example_inputs")
+            if calibration_inputs is not None:
+                calibration_inputs = _calibration_sets(calibration_inputs)
+            if python:
+                _check_same_python(os.fspath(python))
             name = _model_name(model)
             scratch = pathlib.Path(tempfile.mkdtemp(prefix="fusescope-model-"))
             _serialise(scratch, "model", model)
             _serialise(scratch, "inputs", example_inputs)
             loader = _LOADER
             if calibration_inputs is not None:
-                _serialise(scratch, "calibration", list(calibration_inputs))
+                _serialise(scratch, "calibration", calibration_inputs)
                 loader += _CALIBRATION
             target = str(scratch / f"{name}.py")
             pathlib.Path(target).write_text(loader)
@@ -246,7 +312,7 @@ def compare(
         if backends:
             command += ["--backends", ",".join(backends)]
         command += option_args
-        return _run(command, report, len(backends) if backends else 3, progress, strict)
+        return _run(command, report, len(backends) if backends else 3, progress, strict, exe)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -259,62 +325,80 @@ def _with_code(code, message) -> str:
     return message if message.startswith(code + ":") else f"{code}: {message}".rstrip(": ")
 
 
-def _run(command: list[str], report: pathlib.Path, count: int, show_progress: bool, strict: bool) -> Result:
+def _stop(proc: subprocess.Popen) -> None:
+    """Stops the CLI and its worker: SIGTERM first (the CLI cancels, which stops the worker's process
+    group, and saves), SIGKILL only if that has not ended it within 10 s. A SIGKILLed CLI would
+    leave its worker running."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _run(
+    command: list[str], report: pathlib.Path, count: int, show_progress: bool, strict: bool, cli: str
+) -> Result:
     env = dict(os.environ)
     env["PYTHONPATH"] = _worker_pythonpath()
-    # A session of its own: a terminal's Ctrl+C reaches only this interpreter, which hands the CLI
-    # exactly one SIGINT (stop the backend in progress, save, exit 4).
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        start_new_session=True,
-    )
-    bar = Progress(count, show_progress)
+    bar = Progress(count, show_progress)  # before the CLI starts: tqdm's import may take a while
     stderr_lines: list[str] = []
     stdout_chunks: list[bytes] = []
-
-    def read_stderr():
-        for raw in proc.stderr:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if line.startswith('{"'):
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    event = None
-                if isinstance(event, dict) and "event" in event:
-                    bar.event(event)
-                    continue
-            stderr_lines.append(line)
-
-    readers = [
-        threading.Thread(target=read_stderr, daemon=True),
-        threading.Thread(target=lambda: stdout_chunks.append(proc.stdout.read()), daemon=True),
-    ]
-    for reader in readers:
-        reader.start()
+    proc = None
     interrupted = False
+    code = None
     try:
-        while True:
+        # A session of its own: a terminal's Ctrl+C reaches only this interpreter, which hands the
+        # CLI exactly one SIGINT (stop the backend in progress, save, exit 4).
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+
+        def read_stderr():
+            for raw in proc.stderr:
+                line = raw.decode("utf-8", "replace").rstrip("\n")
+                if line.startswith('{"'):
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        event = None
+                    if isinstance(event, dict) and "event" in event:
+                        bar.event(event)
+                        continue
+                stderr_lines.append(line)
+
+        readers = [
+            threading.Thread(target=read_stderr, daemon=True),
+            threading.Thread(target=lambda: stdout_chunks.append(proc.stdout.read()), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        while code is None:
             try:
                 code = proc.wait(timeout=0.2)
-                break
             except subprocess.TimeoutExpired:
                 continue
             except KeyboardInterrupt:
-                if interrupted:  # a second Ctrl+C: stop at once
-                    proc.kill()
+                if interrupted:  # a second Ctrl+C: stop now, the worker too
+                    _stop(proc)
                     raise
                 interrupted = True
                 proc.send_signal(signal.SIGINT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
         for reader in readers:
             reader.join(timeout=5)
+    finally:
+        if proc is not None:
+            _stop(proc)  # only while it still runs: an exception of ours, not the CLI's end
+            for stream in (proc.stdout, proc.stderr):
+                stream.close()
         bar.close()
 
     stderr_text = "\n".join(stderr_lines)
@@ -325,13 +409,17 @@ def _run(command: list[str], report: pathlib.Path, count: int, show_progress: bo
         summary = json.loads(stdout) if stdout.strip() else None
     except ValueError:
         summary = None
+    if summary is None and interrupted:
+        raise KeyboardInterrupt  # the CLI ended before it could handle the interrupt (still starting)
     if code not in (0, 1, 2, 3, 4) or summary is None:
         raise FuseScopeError(
             f"fusescope-cli compare exited with {code} without a summary:\n{_cli.last_lines(stderr_text)}"
         )
-    result = Result(summary, path=str(report) if report.exists() else None, interrupted=(code == 4))
+    result = Result(summary, path=str(report) if report.exists() else None, interrupted=(code == 4), cli=cli)
     if code == 1:
-        raise ReportError(_cli.last_lines(stderr_text) or f"the report could not be written to {report}")
+        error = ReportError(_cli.last_lines(stderr_text) or f"the report could not be written to {report}")
+        error.result = result
+        raise error
     failures = [(r.name, r.error_code, r.error) for r in result.backends if not r.ok and r.error_code != "cancelled"]
     if failures and (result.completion == "failed" and not result.interrupted or strict):
         raise BackendError(failures, result)

@@ -15,7 +15,6 @@ class Progress:
         self._enabled = enabled
         self._bar = None
         self._phase = None
-        self.finished: list[tuple[str, str]] = []  # (backend, status), in order
         if not enabled:
             return
         try:
@@ -29,8 +28,6 @@ class Progress:
             kind = ev.get("event")
             backend = str(ev.get("backend", ""))
             count = ev.get("count")
-            if kind == "finished":
-                self.finished.append((backend, str(ev.get("status", ""))))
             if not self._enabled:
                 return
             if self._bar is not None:

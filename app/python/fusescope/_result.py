@@ -106,12 +106,13 @@ def _fmt(value, spec: str, missing: str = "-") -> str:
 class Result:
     """What a comparison measured. ``summary`` is the JSON summary itself, every field of it."""
 
-    def __init__(self, summary: dict, path: str | None = None, interrupted: bool = False):
+    def __init__(self, summary: dict, path: str | None = None, interrupted: bool = False, cli: str | None = None):
         if not isinstance(summary, dict) or not isinstance(summary.get("backends"), list):
             raise ReportError("fusescope-cli's summary has no backends list")
         self.summary = summary
         self.path = os.fspath(path) if path is not None else None
         self.interrupted = interrupted
+        self._cli = cli  # the fusescope-cli that made or read it: open() finds the GUI beside it
         self.model = summary.get("model")
         self.device = summary.get("device")
         self.torch = summary.get("torch")
@@ -191,7 +192,7 @@ class Result:
                 f"no display to open the GUI on (DISPLAY and WAYLAND_DISPLAY are unset); read {self.path} with "
                 "`fusescope-cli show` or export it with `fusescope-cli export REPORT --html FILE`"
             )
-        gui = _cli.find_gui(_cli.find_cli())
+        gui = _cli.find_gui(self._cli or _cli.find_cli())
         return subprocess.Popen(
             [gui, self.path],
             stdin=subprocess.DEVNULL,
@@ -294,4 +295,4 @@ def load(path: str | os.PathLike, *, cli: str | os.PathLike | None = None) -> Re
         summary = json.loads(proc.stdout)
     except ValueError as err:
         raise ReportError(f"fusescope-cli show printed no JSON for {path}: {err}") from err
-    return Result(summary, path=path)
+    return Result(summary, path=path, cli=exe)
