@@ -281,6 +281,8 @@ void GraphPanel::onStagesChanged() {
             stats += tr(", %1 kernels").arg(stage->kernelCount());
         if (stage->status != StageStatus::Ok)
             stats += tr(" - %1: %2").arg(q(toString(stage->status)), q(stage->reason));
+        else if (!stage->reason.empty()) // a stage copied from an identical graph says so
+            stats += tr(" - %1").arg(q(stage->reason));
         m_stats->setText(stats);
     }
     runSearch();

@@ -54,7 +54,10 @@ std::vector<std::string> compileTimeLines(const BackendRun& run) {
         run.compileBreakdown.empty() && !run.tuning)
         return lines;
     std::string head = "compile " + format::seconds(run.compileSeconds) + " s";
-    if (run.captureSeconds || run.warmCompileSeconds)
+    if (run.captureFrom == "timed_compile")
+        head += " (first call; this compile captured the stages, FuseScope's hooks " +
+                format::seconds(run.captureOverheadSeconds) + " s of it)";
+    else if (run.captureSeconds || run.warmCompileSeconds)
         head += " (plain torch.compile, first call)";
     if (run.warmCompileSeconds)
         head += "; warm caches " + format::seconds(run.warmCompileSeconds) + " s";
@@ -62,6 +65,8 @@ std::vector<std::string> compileTimeLines(const BackendRun& run) {
         head +=
             "; capture " + format::seconds(run.captureSeconds) + " s (a separate compile, not in compile)";
     lines.push_back(head);
+    if (run.captureFrom == "second_compile" && !run.captureFromReason.empty())
+        lines.push_back("  stages from a second compile: " + run.captureFromReason);
     if (run.tuning) // tvm{tune=N}: the schedule search, not in compile_s (docs/tvm.md "Tuning")
         lines.push_back(tuningLine(*run.tuning));
     if (run.compileBreakdown.empty())

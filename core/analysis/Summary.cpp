@@ -243,6 +243,9 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
         // compile_s split up, and the compiles apart from it (docs/measurement.md "Compile time")
         b["capture_s"] = orNull(run.captureSeconds);
         b["warm_compile_s"] = orNull(run.warmCompileSeconds);
+        b["capture_from"] = run.captureFrom.empty() ? json(nullptr) : json(run.captureFrom);
+        b["capture_from_reason"] =
+            run.captureFromReason.empty() ? json(nullptr) : json(run.captureFromReason);
         b["compile_breakdown"] = compileBreakdownJson(run.compileBreakdown);
         b["compile_breakdown_graphs"] = compileGraphsJson(run.graphCompileBreakdown);
         b["trace"] = traceSummary(run);

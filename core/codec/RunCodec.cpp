@@ -182,6 +182,10 @@ void to_json(json& j, const BackendRun& r) {
         j["capture_s"] = *r.captureSeconds;
     if (r.warmCompileSeconds)
         j["warm_compile_s"] = *r.warmCompileSeconds;
+    if (!r.captureFrom.empty())
+        j["capture_from"] = r.captureFrom;
+    if (!r.captureFromReason.empty())
+        j["capture_from_reason"] = r.captureFromReason;
     if (!r.compileBreakdown.empty())
         j["compile_breakdown"] = compileBreakdownJson(r.compileBreakdown);
     if (!r.graphCompileBreakdown.empty())
@@ -468,6 +472,14 @@ std::vector<CompilePhase> readCompilePhases(const Reader& r) {
 void readCompileTimes(const Reader& r, BackendRun& run) {
     if (auto v = r.optNumber("capture_s"))
         run.captureSeconds = v;
+    if (auto from = r.optStr("capture_from")) {
+        if (*from != "timed_compile" && *from != "second_compile")
+            r.fail("capture_from: expected \"timed_compile\" or \"second_compile\", got \"" + *from + "\"");
+        else
+            run.captureFrom = *from;
+    }
+    if (auto why = r.optStr("capture_from_reason"))
+        run.captureFromReason = *why;
     if (auto v = r.optNumber("warm_compile_s"))
         run.warmCompileSeconds = v;
     if (auto b = r.object("compile_breakdown"))

@@ -222,6 +222,10 @@ struct BackendRun {
     // from the timed one) and a recompile with the on-disk caches warm; absent in older reports.
     std::optional<double> captureSeconds;
     std::optional<double> warmCompileSeconds;
+    // Which compile the stages came from: "timed_compile" (one compile: the timed one captured),
+    // "second_compile" (a compile apart, captureFromReason says why), "" (older reports: apart).
+    std::string captureFrom;
+    std::string captureFromReason;
     // compile_s by phase, from torch's compile timers (empty: not measured), and per Dynamo compile.
     std::vector<CompilePhase> compileBreakdown;
     std::vector<GraphCompileTime> graphCompileBreakdown;

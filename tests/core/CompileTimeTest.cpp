@@ -99,6 +99,43 @@ TEST(CompileTime, ReportsWithoutTheFieldsLoadAndWriteBackWithoutThem) {
     EXPECT_TRUE(compileTimeLines(BackendRun{}).empty());
 }
 
+TEST(CompileTime, WhichCompileCapturedRoundTripsAndIsSaid) {
+    json message = resultMessage();
+    message.erase("capture_s");
+    message["capture_from"] = "timed_compile";
+    message["capture_from_reason"] = nullptr;
+    BackendRun run;
+    ASSERT_FALSE(codec::decodeRunResult(message, run));
+    EXPECT_EQ(run.captureFrom, "timed_compile");
+    auto lines = compileTimeLines(run);
+    EXPECT_NE(lines[0].find("this compile captured the stages, FuseScope's hooks 0.01 s of it"),
+              std::string::npos)
+        << lines[0];
+    EXPECT_EQ(lines[0].find("plain torch.compile"), std::string::npos) << lines[0];
+
+    Report report = testdata::sampleReport();
+    report.backends[0] = run;
+    auto back = parseReport(codec::dumpJson(json(report)), "r.fscope");
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back.value().backends[0].captureFrom, "timed_compile");
+    EXPECT_EQ(summaryJson(back.value())["backends"][0]["capture_from"], "timed_compile");
+
+    message = resultMessage();
+    message["capture_from"] = "second_compile";
+    message["capture_from_reason"] = "options.cache = warm: a hit skips every hook";
+    BackendRun apart;
+    ASSERT_FALSE(codec::decodeRunResult(message, apart));
+    lines = compileTimeLines(apart);
+    EXPECT_NE(lines[0].find("capture 0.30 s (a separate compile"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[1].find("stages from a second compile: options.cache = warm"), std::string::npos)
+        << lines[1];
+
+    message["capture_from"] = "the third";
+    const auto status = codec::decodeRunResult(message, apart, "result");
+    ASSERT_TRUE(status);
+    EXPECT_NE(status->message.find("capture_from"), std::string::npos) << status->message;
+}
+
 TEST(CompileTime, BadBreakdownsAreRefusedWithTheirPath) {
     BackendRun run;
     json negative = resultMessage();

@@ -16,6 +16,10 @@ def test_inductor_trace_has_its_generated_kernels_and_each_maps_to_nodes(cli, tm
     # Every traced kernel reaches its group; the extern calls (aten::addmm under extern_kernels.addmm)
     # are linked by launch order on top of the generated kernels linked by name.
     assert trace["unlinked_kernels"] == []
+    # Kernel profiling changes the kernels' source: the stages and the traced model come from a
+    # second compile, and the report says so (docs/measurement.md "Compile time").
+    assert b["capture_from"] == "second_compile" and "kernel profiling" in b["capture_from_reason"], b
+    assert b["capture_s"] > 0
 
     saved = json.loads(report.read_text())["backends"][0]
     names = saved["trace"]["names"]

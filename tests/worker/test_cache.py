@@ -26,3 +26,8 @@ def test_warm_runs_use_the_users_cache(tmp_path):
     assert second.stage("post_fusion")["status"] == "ok"
     assert second.stage("dynamo_fx")["status"] == "ok"
     assert second.one("result")["compile_breakdown"]["compile_cache"] > 0
+    # So the stages come from a second compile, and the result says so and why.
+    result = second.one("result")
+    assert result["capture_from"] == "second_compile"
+    assert "options.cache = warm" in result["capture_from_reason"]
+    assert result["capture_s"] > 0

@@ -1,17 +1,21 @@
 """Compile time as a user pays it, and where it goes (docs/measurement.md "Compile time").
 
-One backend is compiled three times in the worker, each after torch._dynamo.reset():
+One backend is compiled once, plus a warm recompile (compile_with_capture), each after
+torch._dynamo.reset():
 
-1. **timed** (`compile_s`): a plain compile, first in the process, cold cache: no stage hooks, no
-   debug trace, no provenance, no kernel profiling. Its first call is the user's first call.
-2. **warm** (`warm_compile_s`): the same plain compile again with Inductor's in-memory caches
-   cleared (torch._inductor.utils.clear_caches(), as torch's fresh_cache() does) and the on-disk
-   cache the timed compile filled: the FX graph cache and AOTAutograd cache hit, as in a second
-   process started on the same machine.
-3. **capture** (`capture_s`): the capturing compile whose stages, code and kernel names the
-   report shows, and whose compiled model is measured. The FX graph and AOTAutograd caches are
-   off for it (a cache hit would skip every hook); kernels whose source did not change load from
-   the on-disk kernel cache the timed compile filled, so this compile costs a fraction of (1).
+1. **timed** (`compile_s`): the compile the report's stages, code and kernel names come from, and
+   whose compiled model is measured, first in the process, in the worker's own empty cache with
+   the caches on, as a user's first compile. Its first call is the user's first call; the
+   capture's cost (FuseScope's hooks, Inductor's output code and provenance) is inside it and
+   measured against a plain torch.compile first call in alternating pairs (docs/measurement.md).
+2. **warm** (`warm_compile_s`): the same compile again with Inductor's in-memory caches cleared
+   (torch._inductor.utils.clear_caches(), as torch's fresh_cache() does) and the on-disk cache
+   the timed compile filled: the FX graph cache and AOTAutograd cache hit, as in a second
+   process started on the same machine. It runs after everything else.
+
+With options.cache = warm (the user's own cache, which may already hold the graphs: a hit skips
+every hook), the timed compile is plain, and a third, **capture** compile (`capture_s`) with the
+FX graph and AOTAutograd caches off supplies the stages and the measured model.
 
 `compile_breakdown` splits the timed first call into phases from torch's own compile timers:
 every `dynamo_timed` region (the events tlparse shows from TORCH_TRACE's chromium events)
@@ -243,12 +247,12 @@ def capture_caches_off():
         yield
 
 
-def plain_compiles(sync, make_plain, call) -> dict:
-    """Compiles (1) timed and (2) warm of the module docstring. `make_plain()` returns the model
-    compiled with the plain backend (after fresh_state), `call(model)` runs its first call and
-    raises the run's WorkerError on failure. Returns the result fields."""
+def plain_compiles(sync, make_plain, call, kinds=("timed", "warm")) -> dict:
+    """Compiles (1) timed and (2) warm of the module docstring, those of `kinds`. `make_plain()`
+    returns the model compiled with the plain backend (after fresh_state), `call(model)` runs its
+    first call and raises the run's WorkerError on failure. Returns the result fields."""
     fields = {}
-    for kind in ("timed", "warm"):
+    for kind in kinds:
         fresh_state()
         model = make_plain()
         first = FirstCall()
@@ -312,26 +316,57 @@ def enter_inductor_capture(stack, backends_used, sessions: list, recorder, trace
         stack.enter_context(inductor_config.patch(profiler.kernel_profile_patch()))
 
 
-def compile_with_capture(run, stack, plain, capture_compile):
-    """The three compiles of one backend; returns the capture compile's model, which is measured.
+def separate_capture_reason(run, backends_used) -> str | None:
+    """Why this run's stages cannot come from its timed compile, or None: they do."""
+    if run.scratch.cache == "warm":
+        return ("options.cache = warm: a hit in the user's compile cache skips every capture hook, so the "
+                "stages come from a second compile with the caches off")
+    if run.wants_trace and "inductor" in backends_used:
+        from .tracing import profiler
+        if profiler.kernel_profile_patch():
+            return ("--trace on CPU: Inductor's kernel profiling (cpp.enable_kernel_profile) changes every "
+                    "kernel's source, so a compile with it is not the user's; the stages and the traced model "
+                    "come from a second compile")
+    return None
 
-    `plain()` runs the timed and warm compiles and returns their result fields (plain_compiles);
-    `capture_compile()` compiles with capture, runs the first call and sets capture_s.
-    A plain compile that fails is not the end: the capturing compile runs anyway, so the stages
-    the backend reached before failing are sent (docs/worker.md), and its error is the run's.
-    Should the capturing compile succeed where the plain one failed, the plain failure stands."""
+
+def compile_with_capture(run, stack, plain, capture_compile, backends_used):
+    """The compiles of one backend; returns the model that is measured (docs/measurement.md,
+    "Compile time").
+
+    `plain(kinds)` runs the plain compiles of `kinds` ("timed", "warm") and returns their result
+    fields (plain_compiles); `capture_compile(timed)` compiles with capture and runs the first
+    call, recording compile_s and its breakdown when `timed`, capture_s otherwise.
+
+    **One compile** (the default: the worker's own, empty cache): the capturing compile is the
+    timed one, with the caches on as in a user's compile; the warm compile runs after everything
+    else (run.defer_warm_compile), since it resets Dynamo and with it the measured model.
+    **Two** (options.cache = warm, or --trace of Inductor on CPU: separate_capture_reason;
+    `backends_used` are the backend families the run compiles with): the plain timed and warm compiles,
+    then the capturing one with the caches off. A plain compile that fails is not the end there:
+    the capturing compile runs anyway, so the stages the backend reached before failing are sent
+    (docs/worker.md), and its error is the run's; should the capturing compile succeed where the
+    plain one failed, the plain failure stands."""
     from .errors import BAD_REQUEST
+    why = separate_capture_reason(run, backends_used)
+    run.record(capture_from="second_compile" if why else "timed_compile", capture_from_reason=why)
+    if why is None:
+        run.progress("compile", 0.0, f"compiling with {run.backend} (first call, timed, capturing its stages)")
+        fresh_state()
+        compiled = capture_compile(True)
+        run.defer_warm_compile(lambda: plain(("warm",)))
+        return compiled
     run.progress("compile", 0.0, f"compiling with {run.backend} (first call, timed without capture)")
     failure = None
     try:
-        run.record(**plain())
+        run.record(**plain(("timed", "warm")))
     except Exception as exc:  # the first call's WorkerError; bad options are refused outright
         if getattr(exc, "code", None) == BAD_REQUEST:
             raise
         failure = exc
         fresh_state()
     stack.enter_context(capture_caches_off())
-    compiled = capture_compile()
+    compiled = capture_compile(False)
     if failure is not None:
         raise failure
     return compiled

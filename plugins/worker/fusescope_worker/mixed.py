@@ -34,6 +34,7 @@ import torch._dynamo
 from . import backends, shapes
 from .capture.session import CaptureSession
 from .compile_timing import (
+    FirstCall,
     capturing_backend,
     compile_module,
     compile_with_capture,
@@ -348,21 +349,25 @@ def compile(run, stack, sync):
         _first_call(run, plain["parts"], plain["hooks"], model)
         if not timed_parts:
             timed_parts.extend(p.entry() for p in plain["parts"])
-    compiled = compile_with_capture(run, stack, lambda: plain_compiles(sync, make_plain, call),
-                                    lambda: _capture_compile(run, stack, sync, parts, captured))
+    compiled = compile_with_capture(run, stack, lambda kinds: plain_compiles(sync, make_plain, call, kinds),
+                                    lambda timed: _capture_compile(run, stack, sync, parts, captured, timed),
+                                    {p.backend for p in parts})
+    if not timed_parts:  # one compile: the capturing compile was the timed one
+        return compiled
     timed = {entry["module"]: entry for entry in timed_parts}
     run.record(parts=[{**entry, **{key: timed[entry["module"]][key] for key in ("compile_s", "first_call_s")}}
                       if entry["module"] in timed else entry for entry in captured])
     return compiled
 
 
-def _capture_compile(run, stack, sync, parts: list[Part], captured: list):
+def _capture_compile(run, stack, sync, parts: list[Part], captured: list, timed: bool):
     capture = run.request.capture
     graphs: list = []
     stages_wanted, code_wanted = bool(capture.get("stages", True)), bool(capture.get("code", True))
     for part in parts:
         part.session = PartSession(run.channel, part, graphs, stages_wanted=stages_wanted, code_wanted=code_wanted,
-                                   on_capture=lambda message: run.progress("capture", 0.5, message))
+                                   on_capture=lambda message: run.progress("capture", 0.5, message),
+                                   cache=run.scratch.cache)
     sessions = [p.session for p in parts]
     enter_inductor_capture(stack, {p.backend for p in parts}, sessions, Router(sessions), run.scratch.trace_dir,
                            run.wants_trace)
@@ -370,17 +375,22 @@ def _capture_compile(run, stack, sync, parts: list[Part], captured: list):
     run.use_session(session)
     hooks = []
     model = build(run.loaded.module, parts, lambda part, sub: _wrap(part, sub, run.request.options, sync, hooks))
-    start = time.perf_counter()
+    first = FirstCall()
     try:
-        _first_call(run, parts, hooks, model)
-        sync()
+        with first.timed(sync):
+            _first_call(run, parts, hooks, model)
     finally:
         run.record_graphs()
         captured[:] = [p.entry() for p in parts]
         run.record(parts=list(captured))  # a failed first call reports the parts as they stand
     for part_session in sessions:
         part_session.first_call_done = True
-    run.record(capture_s=time.perf_counter() - start, compile_capture_overhead_s=session.overhead_ns / 1e9)
+    run.record(compile_capture_overhead_s=session.overhead_ns / 1e9)
+    if timed:
+        run.record(compile_s=first.seconds, first_call_s=first.seconds, compile_breakdown=first.phases,
+                   compile_breakdown_graphs=first.graphs)
+    else:
+        run.record(capture_s=first.seconds)
     return model
 
 

@@ -303,9 +303,9 @@ class TrainingRun(Workload):
         capturing compile of the compiled series (compile_timing.py, docs/measurement.md
         "Compile time"). A step's compile time is its forward plus its backward (the loss
         included), not the optimizer step; the breakdown covers the same window."""
-        def plain():
+        def plain(kinds):
             fields = {}
-            for kind in ("timed", "warm"):
+            for kind in kinds:
                 fresh_state()
                 self.session = shapes.quiet_session(self.backend)
                 module = copy.deepcopy(self.loaded.module)
@@ -331,7 +331,8 @@ class TrainingRun(Workload):
                     fields["warm_compile_s"] = forward_s + backward_s
             fresh_state()
             return fields
-        return compile_with_capture(self, stack, plain, lambda: self._capture_compile(stack, sync))
+        return compile_with_capture(self, stack, plain, lambda timed: self._capture_compile(stack, sync, timed),
+                                    {self.backend})
 
     def _inductor_training_config(self):
         if self.backend != "inductor":
@@ -339,13 +340,15 @@ class TrainingRun(Workload):
         from torch._inductor import config as inductor_config
         return inductor_config.patch({"fallback_random": True})
 
-    def _capture_compile(self, stack, sync):
-        """The capturing first step; capture_s is its forward plus backward, like compile_s."""
+    def _capture_compile(self, stack, sync, timed: bool):
+        """The capturing first step: compile_s (`timed`) or capture_s is its forward plus backward."""
         options, capture = self.request.options, self.request.capture
-        self.progress("compile", 0.5, f"compiling with {self.backend} again (first training step), capturing")
+        self.progress("compile", 0.0 if timed else 0.5, f"compiling with {self.backend} (first training step), "
+                      "capturing" + (", timed" if timed else ", a second compile"))
         session = TrainingCaptureSession(self.channel, self.backend, stages_wanted=bool(capture.get("stages", True)),
                                          code_wanted=bool(capture.get("code", True)),
-                                         on_capture=lambda message: self.progress("capture", 0.5, message))
+                                         on_capture=lambda message: self.progress("capture", 0.5, message),
+                                         cache=self.scratch.cache)
         self.session = session
         enter_inductor_capture(stack, {self.backend}, [session], session, self.scratch.trace_dir, self.wants_trace)
         stack.enter_context(self._inductor_training_config())
@@ -353,8 +356,10 @@ class TrainingRun(Workload):
         series.callable = compile_module(series.module, self._backend(session), options)
         marks = Marks(session, sync)
         timer_before = _backward_timer()
+        events = TimerEvents()
         try:
-            self.first["compiled"] = self.step(series, marks=marks, keep=True)
+            with events if timed else contextlib.nullcontext():
+                self.first["compiled"] = self.step(series, marks=marks, keep=True)
         except WorkerError:
             session.finish_backward(error=None)
             raise
@@ -376,7 +381,14 @@ class TrainingRun(Workload):
             first_forward_s=forward_s, first_backward_s=backward_s,
             backward_compile="lazy" if lazy else ("with_forward" if with_forward else "none"),
             backward_compile_timer_s=(timer_after[1] - timer_before[1]) if lazy else None)
-        self.result.update(capture_s=forward_s + backward_s, compile_capture_overhead_s=step_overhead)
+        self.result["compile_capture_overhead_s"] = step_overhead
+        if timed:
+            phases, graphs = breakdown(events.events, marks.wall_ns("start"), marks.wall_ns("backward"))
+            self.result.update(compile_s=forward_s + backward_s, first_call_s=forward_s + backward_s,
+                               compile_breakdown=phases, compile_breakdown_graphs=graphs)
+            self.training.update(compile_forward_s=forward_s, compile_backward_s=backward_s)
+        else:
+            self.result["capture_s"] = forward_s + backward_s
         return series.callable
 
     def _step_error(self, exc: Exception, marks: Marks) -> WorkerError:

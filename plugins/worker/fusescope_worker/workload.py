@@ -15,7 +15,8 @@ from .models import load_model
 
 SHAPES_START = 0.6  # with a shape list, the phases before it share [0, 0.6) of the progress
 PHASES = {"load": (0.0, 0.10), "reference": (0.10, 0.15), "compile": (0.15, 0.55), "capture": (0.15, 0.55),
-          "measure": (0.55, 0.85), "memory": (0.85, 0.90), "trace": (0.90, 0.95), "accuracy": (0.95, 1.0),
+          "measure": (0.55, 0.85), "memory": (0.85, 0.90), "trace": (0.90, 0.95), "accuracy": (0.95, 0.98),
+          "warm_compile": (0.98, 1.0),
           "shapes": (SHAPES_START, 1.0)}
 
 
@@ -38,9 +39,11 @@ class Workload:
         self.session = None
         self.eager_differs = None  # where two eager calls disagreed (eager_reference)
         self.quantized = None  # the int8 copy the compiler compiles (quantize.py), else None
+        self.warm_compile = None  # the warm recompile, run after everything else (compile_timing.py)
         self.result = {"backend": self.backend, "status": "failed", "model": request.model, "device": request.device,
                        "compile_s": None, "compile_capture_overhead_s": None, "first_call_s": None,
                        "capture_s": None, "warm_compile_s": None, "compile_breakdown": None,
+                       "capture_from": None, "capture_from_reason": None,  # compile_timing.py
                        "compile_breakdown_graphs": None,  # compile_timing.py
                        "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
                        "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
@@ -56,6 +59,26 @@ class Workload:
     def record(self, **fields) -> None:
         """Result fields a compiler measured (compile times, its graphs, its memory figures)."""
         self.result.update(fields)
+
+    def defer_warm_compile(self, compile_warm) -> None:
+        """The warm recompile (compile_timing.compile_with_capture), run by run_warm_compile()
+        once the measured model is no longer needed: it resets Dynamo, and the model with it."""
+        self.warm_compile = compile_warm
+
+    def run_warm_compile(self) -> None:
+        if self.warm_compile is None:
+            return
+        compile_warm, self.warm_compile = self.warm_compile, None
+        self.progress("warm_compile", 0.0, f"compiling with {self.backend} again, caches warm")
+        session = self.session
+        try:
+            self.record(**compile_warm())
+        except Exception as exc:  # the timed compile worked: a failing recompile is not the run's error
+            self.result["warnings"].append({"code": "warm_compile_failed",
+                                            "message": f"the warm recompile raised {describe(exc)}; "
+                                                       "warm_compile_s is not measured"})
+        finally:
+            self.session = session
 
     def use_session(self, session) -> None:
         """The capture session whose graphs, recompiles and compile error the run reports."""
@@ -237,6 +260,7 @@ class Workload:
                     self.result["notes"] += watch.notes()
                 self.record_graphs()
                 compiler.finish(self)
+                self.run_warm_compile()  # resets Dynamo: after the last use of `compiled`
                 if shapes.requested(self.request):  # after the main result is complete (shapes.py)
                     self.result["shapes"] = shapes.run_phase(self, device, sync, compiler.shape_factory(self),
                                                             compiler.shapes_error)

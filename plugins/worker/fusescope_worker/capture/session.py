@@ -6,6 +6,7 @@ backend has finished that graph: Dynamo may abandon a graph halfway (RestartAnal
 with dynamic shapes) and trace it again, and the protocol cannot take a stage back. Time spent
 here is summed as capture overhead, so it can be taken out of the compile time.
 """
+import copy
 import sys
 import time
 import traceback
@@ -41,10 +42,13 @@ class GraphRecord:
         self.pending: list[tuple[float, str, dict]] = []  # (order, message type, fields)
         self.bisect_graph = None  # (graph copy, first inputs) when the bisect is asked for
         self.kept_stages: list[dict] = []
+        self.stages: dict[str, dict] = {}  # name -> the stage sent (copy_from_identical)
+        self.signature = None  # what makes two graphs one cache entry (signature())
 
 
 class CaptureSession:
-    def __init__(self, channel, backend: str, *, stages_wanted: bool, code_wanted: bool, on_capture=None):
+    def __init__(self, channel, backend: str, *, stages_wanted: bool, code_wanted: bool, on_capture=None,
+                 cache: str = "cold"):
         self.channel = channel
         self.backend = backend
         self.stages_wanted = stages_wanted
@@ -58,6 +62,7 @@ class CaptureSession:
         self.compiles_after_first_call = 0
         self.compile_error: BaseException | None = None
         self.keep_graphs = False  # graphs, inputs and stages kept for the accuracy bisect
+        self.cache = cache  # the worker's compile cache: "cold" (its own, empty) or "warm" (the user's)
 
     @property
     def fuses(self) -> bool:
@@ -73,6 +78,7 @@ class CaptureSession:
 
     def _send(self, record: GraphRecord, stage: dict) -> None:
         record.sent.add(stage["name"])
+        record.stages[stage["name"]] = stage
         if self.keep_graphs:  # the accuracy bisect maps a node to its kernel (accuracy_bisect.py)
             record.kept_stages.append(stage)
         if self.stages_wanted:
@@ -102,6 +108,8 @@ class CaptureSession:
             if self.first_call_done:
                 self.compiles_after_first_call += 1
             record = GraphRecord(len(self.graphs), {n.name for n in gm.graph.nodes})
+            if self.stages_wanted:
+                record.signature = (id(self), signature(gm.graph))  # a mixed run's parts share the list
             # Where graph breaks sit among the graphs (graph_breaks.summary): the break that
             # ended this graph, if any, and how many breaks Dynamo had recorded before it.
             record.break_reason = getattr(gm, "compile_subgraph_reason", None)
@@ -154,12 +162,41 @@ class CaptureSession:
                     f"backend {self.backend} compiles the Dynamo graph its own way")
             elif name in self.unsupported_hooks:
                 reason = f"unsupported in this torch: {self.unsupported_hooks[name]}"
+            elif cached and self.cache == "cold":
+                copied = self._copy_from_identical(record, name)
+                if copied is not None:
+                    self._send(record, copied)
+                    continue
+                reason = ("served from Inductor's compile cache, filled by an identical graph compiled earlier "
+                          "in this run, so no compiler pass ran for this graph")
             elif cached:
                 reason = ("served from the compile cache (options.cache = warm), so no compiler pass ran "
                           "for this graph")
             else:
                 reason = f"the {self.backend} backend never handed this graph to the {name} hook"
             self._send(record, stages.unsupported(name, record.index, reason, backend_fuses=self.fuses))
+
+    def _copy_from_identical(self, record: GraphRecord, name: str) -> dict | None:
+        """The stage `name` of the earlier graph of this compile that is the same graph as
+        `record` (signature()), for a graph Inductor's caches served: the timed compile runs with
+        the caches on, as a user's does, and an identical graph compiled earlier in the same run
+        is a hit there too, so none of the hooks sees it. None when there is no such graph."""
+        if record.signature is None:
+            return None
+        for earlier in self.graphs:
+            if earlier is record or earlier.signature != record.signature:
+                continue
+            stage = earlier.stages.get(name)
+            if stage is None or stage.get("status") != "ok":
+                continue
+            stage = _renamed(copy.deepcopy(stage), earlier.stages.get("dynamo_fx"), record.stages.get("dynamo_fx"))
+            stage["graph"] = record.index
+            stage["copied_from_graph"] = earlier.index
+            stage["reason"] = (f"copied from graph {earlier.index}: Inductor's compile cache served this graph, "
+                               f"identical to graph {earlier.index} compiled earlier in this run, so no compiler "
+                               "pass ran for it")
+            return stage
+        return None
 
     # -- called from inside the backend -------------------------------------------------
     def on_aot_forward(self, gm) -> None:
@@ -214,6 +251,43 @@ class CaptureSession:
                 traceback.print_exc(file=sys.stderr)
                 self._send(record, stages.failed("post_fusion", record.index, f"capturing post_fusion failed: "
                                                  f"{describe(exc)}", backend_fuses=True))
+
+
+def signature(graph) -> tuple:
+    """The Dynamo graph's structure: each node's op, target, inputs by position, constants and
+    tensor shapes and dtypes, without names. Repeated blocks give graphs with different names
+    and the same structure, and so the same AOTAutograd graph and Inductor cache key."""
+    import torch.fx
+    order = list(graph.nodes)
+    index = {node: i for i, node in enumerate(order)}
+
+    def meta(node):
+        value = node.meta.get("example_value")
+        shape = getattr(value, "shape", None)
+        return (tuple(str(d) for d in shape), str(getattr(value, "dtype", ""))) if shape is not None else None
+
+    def arguments(node):
+        return repr(torch.fx.node.map_arg((node.args, node.kwargs), lambda arg: ("node", index[arg])))
+    return tuple((n.op, str(n.target) if n.op in ("call_function", "call_method") else "", arguments(n), meta(n))
+                 for n in order)
+
+
+def _renamed(stage: dict, earlier: dict | None, this: dict | None) -> dict:
+    """A stage copied from an identical earlier graph, its origins and module paths moved onto
+    this graph's Dynamo nodes by position (same structure, so the same order)."""
+    names, modules = {}, {}
+    if earlier is not None and this is not None:
+        for old, new in zip(earlier.get("nodes", []), this.get("nodes", [])):
+            names[old["id"]] = new["id"]
+            if old.get("module") and new.get("module"):
+                modules.setdefault(old["module"], new["module"])
+    dynamo_origins = stage.get("name") == "aot_forward"  # later stages' origins are AOTAutograd names
+    for node in stage.get("nodes", []):
+        if dynamo_origins:
+            node["origins"] = [names.get(origin, origin) for origin in node.get("origins") or []]
+        if node.get("module") in modules:
+            node["module"] = modules[node["module"]]
+    return stage
 
 
 def _debug_dir(V) -> str | None:
