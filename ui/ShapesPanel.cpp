@@ -109,7 +109,10 @@ void ShapesPanel::refresh() {
     QStringList warnings;
     int studies = 0;
     const QBrush red(QColor(0xb0, 0x20, 0x20));
-    for (const auto& run : m_report ? m_report->backends : std::vector<BackendRun>{}) {
+    // Both branches lvalues of one type: the loop binds to the report's runs, never to a copy of
+    // them (a prvalue branch copied every run with its stage graphs at each refresh).
+    static const std::vector<BackendRun> noRuns;
+    for (const BackendRun& run : m_report ? m_report->backends : noRuns) {
         if (!run.shapes)
             continue;
         ++studies;

@@ -111,7 +111,9 @@ public:
     }
 
     void openReport(const std::string& path, quint64 ticket) {
-        auto loaded = openReportOrImport(path); // a .fscope, or a log an importer takes (docs/import.md)
+        ReadLeftovers leftovers; // freed after the report is on its way (ReportFile.h)
+        auto loaded =
+            openReportOrImport(path, &leftovers); // a .fscope, or a log an importer takes (docs/import.md)
         if (!loaded) {
             emit m_engine->openFailed(ticket, path, loaded.error().message);
             return;
@@ -121,6 +123,7 @@ public:
         auto report = std::make_shared<const Report>(std::move(loaded).value());
         RunViews views = analyzeReport(report);
         emit m_engine->reportOpened(generation, ticket, std::move(report), std::move(views), path);
+        leftovers.held.reset(); // here, while the UI thread shows the report
     }
 
     void saveReport(const ReportSnapshot& report, const std::string& path) {

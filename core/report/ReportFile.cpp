@@ -29,7 +29,7 @@ std::string systemError() {
 
 } // namespace
 
-Result<Report> parseReport(const std::string& text, const std::string& origin) {
+Result<Report> parseReport(const std::string& text, const std::string& origin, ReadLeftovers* leftovers) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         return fileError("report_empty", origin, "the file is empty");
     auto parsed = codec::parseJson(text);
@@ -48,6 +48,8 @@ Result<Report> parseReport(const std::string& text, const std::string& origin) {
     if (const size_t bad = parsed.value().replacedSequences)
         report.value().readNotes.push_back(
             std::to_string(bad) + " ill-formed UTF-8 sequence(s) in the file were replaced by U+FFFD");
+    if (leftovers)
+        leftovers->held = std::make_shared<const json>(std::move(parsed.value().value));
     return report;
 }
 
@@ -73,11 +75,15 @@ Result<std::string> readReportBytes(const std::string& path) {
 
 } // namespace
 
-Result<Report> readReport(const std::string& path) {
+Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers) {
     auto bytes = readReportBytes(path);
     if (!bytes)
         return bytes.error();
-    return parseReport(bytes.value(), path);
+    auto report = parseReport(bytes.value(), path, leftovers);
+    if (leftovers && report) // the tree and the bytes, freed together by the caller
+        leftovers->held = std::make_shared<const std::pair<std::shared_ptr<const void>, std::string>>(
+            std::move(leftovers->held), std::move(bytes).value());
+    return report;
 }
 
 namespace {
@@ -93,11 +99,11 @@ void setForeignReportReader(ForeignReportReader reader) {
     foreignReader() = std::move(reader);
 }
 
-Result<Report> openReportOrImport(const std::string& path) {
+Result<Report> openReportOrImport(const std::string& path, ReadLeftovers* leftovers) {
     if (const auto& reader = foreignReader())
         if (auto imported = reader(path))
             return std::move(*imported);
-    return readReport(path);
+    return readReport(path, leftovers);
 }
 
 Status writeFileAtomically(const std::string& path, const std::string& contents) {

@@ -4,14 +4,24 @@
 #include "model/Result.h"
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace fusescope {
 
+// What reading a report leaves behind once the Report is made: the file's bytes and its parsed
+// JSON tree. Freeing a large report's tree takes about a sixth of reading it (21 MB: ~0.15 s,
+// docs/performance.md), so a caller that is in a hurry (the engine, whose reader waits for the
+// report) passes one and drops it after handing the report on; without one they are freed before
+// the read returns.
+struct ReadLeftovers {
+    std::shared_ptr<const void> held;
+};
+
 // Reads a .fscope report (docs/report-format.md). Every failure names the file: missing,
 // empty, truncated or not JSON, not a FuseScope report, or written by a newer schema.
-Result<Report> readReport(const std::string& path);
+Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers = nullptr);
 
 // Inputs that are not .fscope reports (a TORCH_TRACE log, a profiler trace: docs/import.md). The
 // apps register import::importerReader() (fusescope_import sits above the core); it answers nullopt
@@ -20,10 +30,11 @@ using ForeignReportReader = std::function<std::optional<Result<Report>>(const st
 void setForeignReportReader(ForeignReportReader reader);
 
 // What the engine opens: the foreign reader's report when it takes `path`, else readReport(path).
-Result<Report> openReportOrImport(const std::string& path);
+Result<Report> openReportOrImport(const std::string& path, ReadLeftovers* leftovers = nullptr);
 
 // Parses report text that came from `origin` (a path, for messages).
-Result<Report> parseReport(const std::string& text, const std::string& origin);
+Result<Report> parseReport(const std::string& text, const std::string& origin,
+                           ReadLeftovers* leftovers = nullptr);
 
 // Writes the report atomically: a temporary file beside the target, fsync, then rename, so an
 // interrupted write never leaves a corrupt file where a good one was.

@@ -48,6 +48,21 @@ TEST_F(ReportFileTest, WriteThenReadGivesTheSameReport) {
     EXPECT_EQ(nlohmann::json(r), nlohmann::json(original));
 }
 
+TEST_F(ReportFileTest, ReadLeftoversHoldTheParsedFileUntilTheCallerDropsThem) {
+    const Report original = testdata::sampleReport();
+    ASSERT_FALSE(writeReport(original, path("r.fscope")).has_value());
+    ReadLeftovers leftovers;
+    auto back = readReport(path("r.fscope"), &leftovers);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(nlohmann::json(back.value()), nlohmann::json(original));
+    ASSERT_TRUE(leftovers.held);
+    EXPECT_EQ(leftovers.held.use_count(), 1);
+    // A failed read leaves nothing to hold.
+    ReadLeftovers none;
+    EXPECT_FALSE(readReport(path("nope.fscope"), &none).ok());
+    EXPECT_FALSE(none.held);
+}
+
 TEST_F(ReportFileTest, AtomicWriteLeavesNoTemporaryFiles) {
     ASSERT_FALSE(writeReport(testdata::sampleReport(), path("r.fscope")).has_value());
     ASSERT_FALSE(writeReport(testdata::sampleReport(), path("r.fscope")).has_value());
