@@ -2,8 +2,10 @@
 """Checks a worker's JSON-lines output of one traced run (capture.trace) the way issue 4's GPU
 check asks: kernels captured, zero dropped records, memory events present, and each generated
 kernel (Inductor's cpp_fused_* / triton_*) matched by name to a kernel group of the post_fusion
-stage that has provenance (the nodes it came from). Kernels Inductor did not generate (cuBLAS,
-cuDNN, ATen's own) are listed, not failed: they map to `extern_kernels.*` groups by call, not name.
+stage that has provenance (the nodes it came from), and (docs/roofline.md) the machine's roofs
+measured on the run's device, every kernel group with a byte count or a stated reason. Kernels
+Inductor did not generate (cuBLAS, cuDNN, ATen's own) are listed, not failed: they map to
+`extern_kernels.*` groups by call, not name.
 
     scripts/check_worker_trace.py WORKER_OUTPUT.jsonl      (prints JSON, then "TRACE-RESULT: PASS|FAIL ...")
 Used by scripts/gpu-check.sh on CUDA; works the same on a CPU run.
@@ -33,10 +35,18 @@ def check(lines: list[dict]) -> dict:
               "other_kernels": sorted(kernels - set(generated))[:20], "memory_events": memory,
               "dropped": summary.get("dropped", dropped), "overhead_ratio": summary.get("overhead_ratio"),
               "notes": (result or {}).get("notes"), "trace_error": summary.get("error")}
+    roofs = (result or {}).get("roofs") or {}
+    report["roofs"] = {k: roofs.get(k) for k in ("bandwidth_gbs", "gflops", "unmeasured", "device", "threads",
+                                                 "seconds", "error")}
+    uncounted = [g["name"] for g in groups.values()
+                 if (g.get("cost") or {}).get("bytes") is None and not (g.get("cost") or {}).get("unknown_reason")]
+    report["groups_without_cost_or_reason"] = uncounted
     report["checks"] = {"run ok": report["status"] == "ok", "kernels captured": len(kernels) > 0,
                         "generated kernels matched to provenance": bool(generated) and not unmatched,
                         "zero dropped": report["dropped"] == 0, "memory events": memory > 0,
-                        "final chunk last": report["final_last"]}
+                        "final chunk last": report["final_last"],
+                        "roofs measured": bool(roofs.get("bandwidth_gbs")) and bool(roofs.get("gflops") or {}),
+                        "every kernel group counted or says why": bool(groups) and not uncounted}
     return report
 
 

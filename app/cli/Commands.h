@@ -66,6 +66,8 @@ std::optional<Report> openReportPrintingNotes(const std::string& path);
 int runShow(const std::string& path, bool json, const SummaryOptions& summary);
 // `show --by module|line`: traced kernel time per module or source line.
 int runShowTime(const std::string& path, const std::string& by, const std::string& backend, bool json);
+// `show --roofline`: each traced kernel against the machine's roofs, bytes fusion saved per call.
+int runShowRoofline(const std::string& path, const std::string& backend, bool json);
 int runBackends(bool json);
 int runDiff(const DiffOptions& options);
 // Exit codes kCheckPass, kCheckRegressed, kCheckUnusable (ExitCodes.h, docs/ci.md).

@@ -183,6 +183,13 @@ int main(int argc, char** argv) {
     cmp->add_flag("--no-stages{false}", compare.settings.captureStages, "Skip IR stage capture");
     cmp->add_flag("--trace", compare.settings.captureTrace,
                   "Record kernel traces of a few extra iterations (PyTorch profiler on CPU, CUPTI on CUDA)");
+    bool measureRoofs = false, noRoofs = false;
+    auto* measureRoofsFlag =
+        cmp->add_flag("--measure-roofs", measureRoofs,
+                      "With --trace: measure the machine's bandwidth and compute roofs again (at most 5 s) "
+                      "instead of reading them from the cache (docs/roofline.md)");
+    cmp->add_flag("--no-roofs", noRoofs, "With --trace: neither measure nor read the machine's roofs")
+        ->excludes(measureRoofsFlag);
     bool bisect = false;
     double bisectBudget = kDefaultBisectBudgetSeconds;
     cmp->add_flag("--bisect", bisect,
@@ -203,7 +210,13 @@ int main(int argc, char** argv) {
     std::string showBy, showBackend;
     show->add_option("--by", showBy, "Traced kernel time per module or per source line instead of the table")
         ->type_name("module|line");
-    show->add_option("--backend", showBackend, "With --by: only this backend (default: every traced one)");
+    show->add_option("--backend", showBackend,
+                     "With --by or --roofline: only this backend (default: every traced one / every one)");
+    bool showRoofline = false;
+    show->add_flag(
+        "--roofline", showRoofline,
+        "Each traced kernel's bytes, FLOPs, GB/s, GFLOP/s and fraction of the machine's roofs, and "
+        "the bytes per call against eager's (docs/roofline.md)");
     std::string showGoal = "latency";
     SummaryOptions showSummary;
     show->add_option("--goal", showGoal,
@@ -420,6 +433,7 @@ int main(int argc, char** argv) {
         settings.assign = assign;
         if (bisect)
             settings.bisectBudgetSeconds = bisectBudget;
+        settings.roofs = measureRoofs ? "measure" : noRoofs ? "skip" : "cached";
         if (threads != "auto")
             settings.placement.threads = std::stoi(threads); // checked by countIn above
         if (!pin.empty())
@@ -448,10 +462,16 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
         showSummary.goal = *parsedGoal;
+        if (showRoofline && !showBy.empty()) {
+            std::fprintf(stderr, "error: --roofline and --by are separate views: give one\n");
+            return kExitUsage;
+        }
+        if (showRoofline)
+            return runShowRoofline(showPath, showBackend, showJson);
         if (!showBy.empty())
             return runShowTime(showPath, showBy, showBackend, showJson);
         if (!showBackend.empty()) {
-            std::fprintf(stderr, "error: --backend needs --by module|line\n");
+            std::fprintf(stderr, "error: --backend needs --by module|line or --roofline\n");
             return kExitUsage;
         }
         return runShow(showPath, showJson, showSummary);

@@ -53,6 +53,7 @@ Result<RunRequest> baseRequestFor(const CompareSettings& settings, Setting* bad)
     base.warmCache = settings.warmCache;
     base.captureStages = settings.captureStages;
     base.captureTrace = settings.captureTrace;
+    base.roofs = settings.roofs;
     base.bisectBudgetSeconds = settings.bisectBudgetSeconds;
     if (!settings.compileMode.empty())
         base.options["mode"] = settings.compileMode;

@@ -34,6 +34,7 @@ struct CompareSettings {
     bool warmCache = false;
     bool captureStages = true;
     bool captureTrace = false;
+    std::string roofs = "cached"; // with a trace: cached | measure | skip (docs/roofline.md)
     // Bisect accuracy failures (--bisect, "Bisect accuracy failures"), each within this budget.
     std::optional<double> bisectBudgetSeconds;
 };

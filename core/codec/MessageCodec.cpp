@@ -23,6 +23,7 @@ json encodeRunRequest(const RunRequest& request, const std::string& id) {
              {{"stages", request.captureStages},
               {"code", request.captureCode},
               {"trace", request.captureTrace},
+              {"roofs", request.roofs},
               {"bisect_budget_s",
                request.bisectBudgetSeconds ? json(*request.bisectBudgetSeconds) : json(nullptr)}}},
             {"placement", request.placement},

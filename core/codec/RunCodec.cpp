@@ -196,6 +196,8 @@ void to_json(json& j, const BackendRun& r) {
     j["eager_peak_memory_bytes"] = orNull(r.eagerPeakMemoryBytes);
     if (r.tuning) // tuned rows only
         j["tvm_tuning"] = *r.tuning;
+    if (r.roofs) // traced rows of newer workers only
+        j["roofs"] = *r.roofs;
     if (r.deployment) // written only when measured: older reports round-trip unchanged
         j["deployment"] = *r.deployment;
     if (r.quantization) // int8 rows only
@@ -266,6 +268,24 @@ void to_json(json& j, const Quantization& q) {
          {"notes", q.notes}};
     if (!q.calibration.empty())
         j["calibration"] = q.calibration;
+}
+
+void to_json(json& j, const Roofs& roofs) {
+    if (!roofs.error.empty()) {
+        j = {{"error", roofs.error}};
+        return;
+    }
+    j = {{"bandwidth_gbs", orNull(roofs.bandwidthGbs)},
+         {"gflops", roofs.gflops},
+         {"unmeasured", roofs.unmeasured},
+         {"method", roofs.method},
+         {"measured_at", roofs.measuredAt},
+         {"device", roofs.device},
+         {"cache", roofs.cache},
+         {"threads", roofs.threads},
+         {"seconds", orNull(roofs.seconds)}};
+    for (const auto& [key, value] : roofs.samples.items())
+        j[key] = value;
 }
 
 void to_json(json& j, const Tuning& t) {
@@ -562,6 +582,44 @@ Quantization readQuantization(const Reader& r) {
     return q;
 }
 
+// `roofs` (docs/roofline.md): rates > 0 and finite, threads >= 0; `error` alone when there are none.
+Roofs readRoofs(const Reader& r) {
+    Roofs roofs;
+    roofs.error = r.str("error");
+    if (!roofs.error.empty())
+        return roofs;
+    const auto rate = [&](const Reader& owner, const char* key) -> std::optional<double> {
+        auto v = owner.optNumber(key);
+        if (v && !(*v > 0 && *v < 1e12)) {
+            owner.failAt(key, "expected a rate > 0");
+            return std::nullopt;
+        }
+        return v;
+    };
+    roofs.bandwidthGbs = rate(r, "bandwidth_gbs");
+    if (auto g = r.object("gflops")) {
+        for (const auto& [dtype, value] : g->value().items()) {
+            if (auto v = rate(*g, dtype.c_str()))
+                roofs.gflops[dtype] = *v;
+        }
+    }
+    if (auto u = r.object("unmeasured")) {
+        for (const auto& [what, why] : u->value().items())
+            roofs.unmeasured[what] = u->str(what.c_str());
+    }
+    roofs.method = r.str("method");
+    roofs.measuredAt = r.str("measured_at");
+    roofs.device = r.str("device");
+    roofs.cache = r.str("cache");
+    roofs.threads = boundedInt(r, "threads", 0, 0);
+    roofs.seconds = r.optNumber("seconds");
+    for (const char* key : {"stream", "gemm"}) {
+        if (auto v = r.object(key))
+            roofs.samples[key] = v->value();
+    }
+    return roofs;
+}
+
 // `tvm_tuning` (docs/protocol.md): counts >= 0, tune_s >= 0; a bad member fails with its path.
 Tuning readTuning(const Reader& r) {
     Tuning t;
@@ -645,6 +703,8 @@ void readResultFields(const Reader& r, BackendRun& run) {
         run.deployment = readDeployment(*d);
     if (auto t = r.object("tvm_tuning")) // tvm{tune=N} only
         run.tuning = readTuning(*t);
+    if (auto roofs = r.object("roofs")) // traced rows of newer workers only
+        run.roofs = readRoofs(*roofs);
     if (auto q = r.object("quantization")) // int8 rows only
         run.quantization = readQuantization(*q);
     run.memoryMethod = r.str("memory_method", run.memoryMethod);

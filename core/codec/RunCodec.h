@@ -29,6 +29,7 @@ void to_json(nlohmann::json& j, const RunMeasure& measure);
 void to_json(nlohmann::json& j, const Deployment& deployment);
 void to_json(nlohmann::json& j, const Quantization& quantization);
 void to_json(nlohmann::json& j, const Tuning& tuning);
+void to_json(nlohmann::json& j, const Roofs& roofs);
 
 // {phase: seconds} (`compile_breakdown`), or null when there are no phases.
 nlohmann::json compileBreakdownJson(const std::vector<CompilePhase>& phases);

@@ -1,9 +1,11 @@
 #include "StageCodec.h"
 
 #include "Json.h"
+#include "model/JsonUtil.h"
 
 namespace fusescope {
 
+using jsonutil::orNull;
 using nlohmann::json;
 
 namespace {
@@ -30,6 +32,20 @@ json nodeToJson(const GraphNode& n) {
     return j;
 }
 
+json costToJson(const KernelCost& c) {
+    json j = {{"bytes", orNull(c.bytes)},
+              {"bytes_read", orNull(c.bytesRead)},
+              {"bytes_written", orNull(c.bytesWritten)},
+              {"bytes_source", c.bytesSource.empty() ? json(nullptr) : json(c.bytesSource)},
+              {"flops", orNull(c.flops)},
+              {"flops_matrix", orNull(c.flopsMatrix)},
+              {"flops_pointwise", orNull(c.flopsPointwise)},
+              {"eager_bytes", orNull(c.eagerBytes)},
+              {"dtype", c.dtype.empty() ? json(nullptr) : json(c.dtype)},
+              {"unknown_reason", c.unknownReason.empty() ? json(nullptr) : json(c.unknownReason)}};
+    return j;
+}
+
 } // namespace
 
 void to_json(json& j, const StageGraph& s) {
@@ -46,6 +62,10 @@ void to_json(json& j, const StageGraph& s) {
         j["module"] = s.module;
     if (!s.backend.empty())
         j["backend"] = s.backend;
+    if (s.copiedFromGraph)
+        j["copied_from_graph"] = *s.copiedFromGraph;
+    if (s.cost)
+        j["cost"] = costToJson(*s.cost);
     json nodes = json::array();
     for (const auto& n : s.nodes)
         nodes.push_back(nodeToJson(n));
@@ -62,6 +82,8 @@ void to_json(json& j, const StageGraph& s) {
                           {"nodes", g.nodes},
                           {"provenance", g.provenance},
                           {"code", g.code.empty() ? json(nullptr) : json(g.code)}});
+        if (g.cost)
+            groups.back()["cost"] = costToJson(*g.cost);
     }
     j["groups"] = std::move(groups);
 }
@@ -107,6 +129,30 @@ void readNode(const Reader& r, GraphNode& n) {
     n.origins = r.strings("origins");
 }
 
+// `cost` of a group or stage (docs/graph-schema.json): counts are integers >= 0 or null.
+KernelCost readCost(const Reader& r) {
+    KernelCost c;
+    const auto count = [&](const char* key) -> std::optional<int64_t> {
+        auto v = r.optInt64(key);
+        if (v && *v < 0) {
+            r.failAt(key, "must be >= 0");
+            return std::nullopt;
+        }
+        return v;
+    };
+    c.bytes = count("bytes");
+    c.bytesRead = count("bytes_read");
+    c.bytesWritten = count("bytes_written");
+    c.bytesSource = r.str("bytes_source");
+    c.flops = count("flops");
+    c.flopsMatrix = count("flops_matrix");
+    c.flopsPointwise = count("flops_pointwise");
+    c.eagerBytes = count("eager_bytes");
+    c.dtype = r.str("dtype");
+    c.unknownReason = r.str("unknown_reason");
+    return c;
+}
+
 } // namespace
 
 void readStageGraph(const Reader& r, StageGraph& s) {
@@ -122,6 +168,10 @@ void readStageGraph(const Reader& r, StageGraph& s) {
     s.pass = r.str("pass");
     s.module = r.str("module");
     s.backend = r.str("backend");
+    if (r.has("copied_from_graph"))
+        s.copiedFromGraph = boundedInt(r, "copied_from_graph", 0, 0);
+    if (auto c = r.object("cost"))
+        s.cost = readCost(*c);
     s.nodes.clear();
     r.each("nodes", [&](const Reader& n) {
         if (!n.expectObject())
@@ -151,6 +201,8 @@ void readStageGraph(const Reader& r, StageGraph& s) {
         group.nodes = g.strings("nodes");
         group.provenance = g.strings("provenance");
         group.code = g.str("code");
+        if (auto c = g.object("cost"))
+            group.cost = readCost(*c);
         s.groups.push_back(std::move(group));
     });
 }

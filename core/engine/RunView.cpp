@@ -11,6 +11,7 @@ RunViewSnapshot analyzeRun(RunSnapshot run) {
         view->links = linkKernelsToGroups(*view->run->trace, afterFusionStages(*view->run));
         view->time = attributeKernelTime(*view->run, *view->links);
     }
+    view->roofline = computeRoofline(*view->run, view->links ? &*view->links : nullptr);
     return view;
 }
 

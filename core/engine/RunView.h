@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/Roofline.h"
 #include "model/BackendRun.h"
 #include "model/Report.h"
 #include "trace/KernelLinks.h"
@@ -25,6 +26,7 @@ struct RunView {
     RunSnapshot run;                     // never null
     std::optional<KernelLinks> links;    // when the run has a kernel trace
     std::optional<TimeAttribution> time; // when the run has a kernel trace
+    BackendRoofline roofline;            // bytes per call always; kernels when traced (docs/roofline.md)
 };
 using RunViewSnapshot = std::shared_ptr<const RunView>;
 using RunViews = std::vector<RunViewSnapshot>; // one per backend row; null for a row not finished

@@ -4,6 +4,7 @@
 #include "Deployment.h"
 #include "KernelTrace.h"
 #include "Quantization.h"
+#include "Roofs.h"
 #include "RunSettings.h"
 #include "StageGraph.h"
 #include "Tuning.h"
@@ -262,6 +263,8 @@ struct BackendRun {
     std::optional<KernelTrace> trace; // kernels of a few separately traced iterations
     // The worker's account of the trace: overhead (untraced vs traced ms), or why there is none.
     std::optional<TraceInfo> traceInfo;
+    // The machine's roofs beside the trace (Roofs.h), or why there are none; untraced rows: absent.
+    std::optional<Roofs> roofs;
 
     // The compile options the row ran with (model/BackendEntry.h), an open map kept as JSON.
     nlohmann::json options = nlohmann::json::object();

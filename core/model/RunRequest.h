@@ -22,6 +22,9 @@ struct RunRequest {
     bool captureStages = true;
     bool captureCode = true;
     bool captureTrace = false; // kernels of a few extra iterations (profiler on CPU, CUPTI on CUDA)
+    // With a trace, the machine's roofs (docs/roofline.md): cached (read, or measure on a miss),
+    // measure (again), skip.
+    std::string roofs = "cached";
     // Bisect an accuracy failure within this many seconds (docs/accuracy.md); unset: no bisect.
     std::optional<double> bisectBudgetSeconds;
     bool warmCache = false;      // reuse compile caches: faster, but compile time is then not cold

@@ -43,6 +43,24 @@ struct GraphEdge {
     std::string dst;
 };
 
+// Bytes and FLOPs of one kernel per call, and the bytes the eager ops it came from moved (group
+// `cost`, docs/roofline.md "Accounting"); on a stage, the same totals over its kernels. A count
+// the worker could not make is absent, with `unknownReason`.
+struct KernelCost {
+    std::optional<int64_t> bytes; // read + written
+    std::optional<int64_t> bytesRead;
+    std::optional<int64_t> bytesWritten;
+    std::string bytesSource;      // inductor_buffers
+    std::optional<int64_t> flops; // matrix + pointwise
+    std::optional<int64_t> flopsMatrix;
+    std::optional<int64_t> flopsPointwise;
+    std::optional<int64_t> eagerBytes;
+    std::string dtype; // of the arithmetic: picks the compute roof
+    std::string unknownReason;
+
+    bool operator==(const KernelCost&) const = default;
+};
+
 // A set of nodes that became one kernel (or one module group in views).
 struct FusionGroup {
     std::string id;
@@ -51,6 +69,7 @@ struct FusionGroup {
     std::vector<std::string> nodes;
     std::vector<std::string> provenance;
     std::string code;
+    std::optional<KernelCost> cost; // after-fusion kernels of newer workers only
 
     bool isKernel() const { return kind == "kernel" || kind == "extern_kernel" || kind == "template"; }
 };
@@ -71,6 +90,10 @@ struct StageGraph {
     std::vector<GraphNode> nodes;
     std::vector<GraphEdge> edges;
     std::vector<FusionGroup> groups;
+    std::optional<KernelCost> cost; // after fusion: the totals per call over its kernels
+    // A graph the compile cache served within one compile gets the stages of the identical graph
+    // it was copied from (docs/graph-schema.json `copied_from_graph`); absent otherwise.
+    std::optional<int> copiedFromGraph;
 
     int computeNodeCount() const;
     int kernelCount() const;

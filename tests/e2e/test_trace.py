@@ -64,6 +64,30 @@ def test_inductor_trace_has_its_generated_kernels_and_each_maps_to_nodes(cli, tm
     assert text.code == 0 and "by module" in text.stdout and "blocks.0.attn" in text.stdout
     assert cli("show", report, "--by", "kernel").code == 64
 
+    # The roofline (docs/roofline.md): the machine's roofs beside the trace; every traced kernel
+    # with its bytes, FLOPs, rates and fraction of the roof, or the reason it has none.
+    roof = cli("show", report, "--roofline", "--json")
+    assert roof.code == 0, roof
+    out = roof.json()
+    assert out["roofs"]["bandwidth_gbs"] > 0 and out["roofs"]["gflops"]["float32"] > 0, out["roofs"]
+    assert out["roofs"]["threads"] >= 1 and out["roofs"]["measured_at"]
+    backend = out["backends"][0]
+    assert backend["name"] == "inductor" and backend["traced"]
+    assert 0 < backend["bytes_per_call"] < backend["eager_bytes_per_call"], backend
+    assert backend["kernels"]
+    for k in backend["kernels"]:
+        assert k["calls"] > 0 and k["time_ms"] > 0, k
+        if k["unknown_reason"] is None:
+            assert k["bound"] in ("memory", "compute") and k["roof_fraction"] > 0, k
+            assert k["gbs"] > 0 and k["bytes"] > 0 and k["bytes_source"] == "inductor_buffers", k
+        else:
+            assert k["roof_fraction"] is None or k["bytes"] is not None, k
+    assert any(k["bound"] == "compute" and k["kind"] == "extern_kernel" for k in backend["kernels"])
+    assert sum(k["unknown_reason"] is None for k in backend["kernels"]) >= len(kernel_names)
+    text = cli("show", report, "--roofline")
+    assert text.code == 0 and "roofs:" in text.stdout and "of the" in text.stdout, text
+    assert cli("show", report, "--roofline", "--by", "module").code == 64
+
 
 def test_export_trace_of_a_run_without_trace_says_why(cli, tmp_path):
     report = tmp_path / "r.fscope"
@@ -72,3 +96,6 @@ def test_export_trace_of_a_run_without_trace_says_why(cli, tmp_path):
     assert e.code == 1 and "without --trace" in e.stderr
     t = cli("show", report, "--by", "module")
     assert t.code == 1 and "no kernel trace" in t.stderr, t
+    roof = cli("show", report, "--roofline")
+    assert roof.code == 0 and "no kernel trace" in roof.stdout and "eager has no kernels" in roof.stdout, roof
+    assert cli("show", report, "--roofline", "--backend", "inductor").code == 1

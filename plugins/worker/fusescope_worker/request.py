@@ -12,7 +12,7 @@ DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1
                    "confidence_pct": 0.0, "settle": 0}
 MAX_SETTLE = 16
 DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
-DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False}
+DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False, "roofs": "cached"}  # roofs: roofs.MODES
 DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
 DEFAULT_PLACEMENT = {"threads": None, "pin": None, "malloc": None}  # placement.py
 MAX_THREADS = 1024
@@ -123,6 +123,10 @@ def parse_run(request: dict) -> RunRequest:
     if run.options["cache"] not in ("cold", "warm"):
         raise _bad("request field 'options.cache' must be \"cold\" or \"warm\"")
     run.capture = _merged(request, "capture", DEFAULT_CAPTURE)
+    if run.capture["roofs"] is None:
+        run.capture["roofs"] = DEFAULT_CAPTURE["roofs"]
+    if run.capture["roofs"] not in ("cached", "measure", "skip"):
+        raise _bad("request field 'capture.roofs' must be \"cached\", \"measure\" or \"skip\"")
     inputs = request.get("inputs")
     if inputs is not None and not isinstance(inputs, list):
         raise _bad("request field 'inputs' must be a list of {shape, dtype} or null")

@@ -7,7 +7,7 @@ import contextlib
 
 import torch
 
-from . import accuracy, devices, mixed, modules, notes, placement, precision, quantize, shapes
+from . import accuracy, devices, mixed, modules, notes, placement, precision, quantize, roofs, shapes
 from .capture import graph_breaks
 from .compile_timing import capturing_backend
 from .errors import COMPILE_FAILED, MODEL_ERRORS, MODEL_FAILED, RUN_FAILED, ModelExit, WorkerError, describe, internal
@@ -48,6 +48,7 @@ class Workload:
                        "eager_first_call_s": None, "peak_memory_bytes": None, "eager_peak_memory_bytes": None,
                        "memory_method": None, "accuracy": None, "graphs": None, "graph_breaks": None,
                        "break_reasons": [], "recompiles": None, "runs": None, "cache": None, "trace": None,
+                       "roofs": None,  # roofs.py: with a trace only
                        "options": request.options,
                        "workload": request.workload, "training": None,
                        "shapes": None, "assign": None, "parts": None,  # shapes.py, mixed.py
@@ -186,7 +187,13 @@ class Workload:
             self.result["trace"] = {"source": tracer.SOURCE, "error": why}
             self.channel.progress("trace", PHASES["trace"][1], f"no trace: {why}")
             return
-        self.progress("trace", 0.0, f"tracing {TRACE_ITERATIONS} iterations ({tracer.SOURCE})")
+        mode = self.request.capture.get("roofs") or "cached"
+        if mode != "skip":
+            self.progress("trace", 0.0, "the machine's roofs: " + ("from the cache, or measured (at most "
+                                                                 f"{roofs.BUDGET_S:g} s)" if mode == "cached"
+                                                                 else f"measuring (at most {roofs.BUDGET_S:g} s)"))
+        self.result["roofs"] = roofs.for_run(mode, device)
+        self.progress("trace", 0.1, f"tracing {TRACE_ITERATIONS} iterations ({tracer.SOURCE})")
         try:
             self.result["trace"] = tracer.record(call, sync, self.channel, TRACE_ITERATIONS)
         except WorkerError:

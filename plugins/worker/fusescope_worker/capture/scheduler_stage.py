@@ -25,7 +25,7 @@ def _ir_name(ir) -> str:
     return f"{type(ir).__name__}({inner})" if inner else type(ir).__name__
 
 
-def _origins(snode) -> list:
+def origins_of(snode) -> list:
     ir = getattr(snode, "node", None)
     return list(getattr(ir, "origins", None) or [])
 
@@ -82,7 +82,7 @@ def _representative(snode, origins: list):
 
 def node_entry(snode) -> dict:
     kind = kind_of(snode)
-    origins = _origins(snode)
+    origins = origins_of(snode)
     op = _op(snode, kind, origins)
     shapes, dtypes = _shapes(snode)
     rep = _representative(snode, origins)
@@ -117,7 +117,7 @@ def fused_structure(snodes) -> list[dict]:
     structure = []
     for snode in snodes:
         parts = snode.get_nodes()
-        origins = {o.name for part in parts for o in _origins(part)}
+        origins = {o.name for part in parts for o in origins_of(part)}
         ir = getattr(snode, "node", None)
         origin_node = getattr(ir, "origin_node", None)
         structure.append({"name": snode.get_name(), "kind": kind_of(snode), "nodes": [p.get_name() for p in parts],
