@@ -289,6 +289,11 @@ void MainWindow::setStatus(const QString& text) {
 }
 
 void MainWindow::showTab(const QString& name) {
+    if (name.compare(QLatin1String("roofline"), Qt::CaseInsensitive) == 0) {
+        m_traces->showRoofline();
+        m_tabs->setCurrentWidget(m_traces);
+        return;
+    }
     for (int i = 0; i < m_tabs->count(); ++i)
         if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
             m_tabs->setCurrentIndex(i);

@@ -14,11 +14,15 @@ KernelTableModel::KernelTableModel(QObject* parent)
     : QAbstractTableModel(parent) {
 }
 
-void KernelTableModel::setStats(KernelStatsTable stats, QHash<QString, int> nodes, bool linkable) {
+void KernelTableModel::setStats(KernelStatsTable stats, QHash<QString, int> nodes, bool linkable,
+                                std::vector<KernelRoofline> roofline) {
     beginResetModel();
     m_stats = std::move(stats);
     m_nodes = std::move(nodes);
     m_linkable = linkable;
+    m_roofline.clear();
+    for (auto& k : roofline)
+        m_roofline.insert(QString::fromStdString(k.traceName), std::move(k));
     endResetModel();
 }
 
@@ -54,6 +58,41 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         return !m_linkable  ? tr("This backend has no after-fusion stages to link kernels to")
                : nodes >= 0 ? tr("%1 came from %2 graph nodes: select it to see them").arg(label).arg(nodes)
                             : tr("%1 matched no kernel group (by name or launch order)").arg(label);
+    const auto roof = m_roofline.constFind(label);
+    const KernelRoofline* r = roof == m_roofline.constEnd() ? nullptr : &*roof;
+    if (role == Qt::ToolTipRole && index.column() >= GBs) {
+        if (!r)
+            return tr("No roofline for this kernel: the run has no byte counts or roofs (docs/roofline.md)");
+        QString tip =
+            tr("%1 bytes and %2 FLOPs per call (%3)")
+                .arg(r->bytes ? QString::number(*r->bytes) : tr("unknown"))
+                .arg(r->flops ? QString::number(*r->flops) : tr("unknown"))
+                .arg(r->bytesSource.empty() ? tr("not counted") : QString::fromStdString(r->bytesSource));
+        if (!r->unknownReason.empty())
+            tip += "\n" + QString::fromStdString(r->unknownReason);
+        if (!r->note.empty())
+            tip += "\n" + QString::fromStdString(r->note);
+        return tip;
+    }
+    const auto optNumber = [](const std::optional<double>& v, int decimals) -> QVariant {
+        return v ? QVariant(QString::number(*v, 'f', decimals)) : QVariant(QStringLiteral("-"));
+    };
+    if (index.column() >= GBs && (role == SortRole || role == Qt::DisplayRole)) {
+        const bool sort = role == SortRole;
+        switch (index.column()) {
+        case GBs:
+            return sort ? QVariant(r && r->gbs ? *r->gbs : -1.0) : (r ? optNumber(r->gbs, 2) : QVariant("-"));
+        case GFlops:
+            return sort ? QVariant(r && r->gflops ? *r->gflops : -1.0)
+                        : (r ? optNumber(r->gflops, 2) : QVariant("-"));
+        case Roof:
+            return sort ? QVariant(r && r->roofFraction ? *r->roofFraction : -1.0)
+                        : (r && r->roofFraction ? QVariant(QString::number(*r->roofFraction * 100.0, 'f', 0))
+                                                : QVariant("-"));
+        case Bound:
+            return r && !r->bound.empty() ? QString::fromStdString(r->bound) : QStringLiteral("-");
+        }
+    }
     if (role == SortRole) {
         switch (index.column()) {
         case Name:
@@ -117,6 +156,14 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Share of step (%)");
     case Nodes:
         return tr("Nodes");
+    case GBs:
+        return tr("GB/s");
+    case GFlops:
+        return tr("GFLOP/s");
+    case Roof:
+        return tr("Roof (%)");
+    case Bound:
+        return tr("Bound");
     }
     return {};
 }

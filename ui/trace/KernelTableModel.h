@@ -1,5 +1,6 @@
 #pragma once
 
+#include "analysis/Roofline.h"
 #include "trace/KernelStats.h"
 
 #include <QAbstractTableModel>
@@ -12,7 +13,7 @@ namespace fusescope {
 class KernelTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Calls, Total, Mean, Min, Max, Share, Nodes, ColumnCount };
+    enum Column { Name, Calls, Total, Mean, Min, Max, Share, Nodes, GBs, GFlops, Roof, Bound, ColumnCount };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int KernelNameRole = Qt::UserRole + 2;
 
@@ -20,7 +21,8 @@ public:
 
     // `nodes`: per kernel name, the graph nodes its kernel groups came from (trace/KernelLinks.h);
     // a name missing from it has no provenance ("-"). Without after-fusion stages, pass none.
-    void setStats(KernelStatsTable stats, QHash<QString, int> nodes = {}, bool linkable = false);
+    void setStats(KernelStatsTable stats, QHash<QString, int> nodes = {}, bool linkable = false,
+                  std::vector<KernelRoofline> roofline = {});
     const KernelStatsTable& stats() const { return m_stats; }
     // Row of a kernel name, or -1.
     int rowOf(const QString& name) const;
@@ -33,6 +35,7 @@ public:
 private:
     KernelStatsTable m_stats;
     QHash<QString, int> m_nodes;
+    QHash<QString, KernelRoofline> m_roofline; // by traced name (rooflineByTraceName)
     bool m_linkable = false;
 };
 

@@ -1,6 +1,7 @@
 #include "TracePanel.h"
 
 #include "KernelTableModel.h"
+#include "RooflineChart.h"
 #include "TimelineView.h"
 #include "TraceCompareWidget.h"
 #include "engine/ReportModel.h"
@@ -19,6 +20,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <set>
@@ -33,7 +35,8 @@ TracePanel::TracePanel(QWidget* parent)
     , m_timelines(new TraceCompareWidget(this))
     , m_table(new KernelTableModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
-    , m_tableView(new QTableView(this)) {
+    , m_tableView(new QTableView(this))
+    , m_roofline(new RooflineChart(this)) {
     m_info->setTextFormat(Qt::PlainText); // the trace's source and names come from the report
     auto* chromeButton = new QPushButton(tr("Export Chrome trace…"), this);
     chromeButton->setToolTip(tr("JSON trace that Perfetto (ui.perfetto.dev) and chrome://tracing open"));
@@ -62,9 +65,14 @@ TracePanel::TracePanel(QWidget* parent)
     m_tableView->horizontalHeader()->setSectionResizeMode(KernelTableModel::Name, QHeaderView::Stretch);
     m_tableView->verticalHeader()->hide();
 
+    // The table and the Roofline chart of the same kernels (docs/roofline.md), one selection.
+    auto* below = new QTabWidget(this);
+    below->addTab(m_tableView, tr("Kernels"));
+    below->addTab(m_roofline, tr("Roofline"));
+    below->setObjectName(QStringLiteral("traceBelowTabs"));
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_timelines);
-    splitter->addWidget(m_tableView);
+    splitter->addWidget(below);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
@@ -85,8 +93,13 @@ TracePanel::TracePanel(QWidget* parent)
                     return;
                 const QString name = current.data(KernelTableModel::KernelNameRole).toString();
                 m_timelines->setHighlightedKernel(name);
+                m_roofline->selectKernel(name);
                 emit kernelSelected(name);
             });
+    connect(m_roofline, &RooflineChart::kernelClicked, this, [this](const QString& name) {
+        selectKernel(name);
+        emit kernelSelected(name);
+    });
     connect(m_timelines, &TraceCompareWidget::eventSelected, this, [this](const QString& name) {
         selectKernel(name);
         emit kernelSelected(name);
@@ -194,9 +207,15 @@ void TracePanel::refresh() {
             nodes.insert(QString::fromStdString(name), static_cast<int>(covered.size()));
         }
     }
+    const auto view = viewAt(m_shown);
+    const BackendRun* run = view ? view->run.get() : nullptr;
+    const Roofs* roofs = run && run->roofs ? &*run->roofs : nullptr;
+    std::vector<KernelRoofline> roofline =
+        shown && view ? rooflineByTraceName(view->roofline, roofs) : std::vector<KernelRoofline>{};
+    m_roofline->setRoofline(roofline, roofs, backendName(m_shown));
     m_table->setStats(shown ? computeKernelStats(*shown, KernelStatsOptions::forTrace(*shown))
                             : KernelStatsTable{},
-                      std::move(nodes), linkable);
+                      std::move(nodes), linkable, std::move(roofline));
     if (!shown) {
         m_info->setText(m_shown < 0 ? tr("No backend with a kernel trace.")
                                     : tr("This backend has no kernel trace."));
@@ -211,8 +230,14 @@ void TracePanel::refresh() {
     m_info->setText(info);
 }
 
+void TracePanel::showRoofline() {
+    if (auto* tabs = findChild<QTabWidget*>(QStringLiteral("traceBelowTabs")))
+        tabs->setCurrentWidget(m_roofline);
+}
+
 void TracePanel::selectKernel(const QString& name) {
     m_timelines->setHighlightedKernel(name);
+    m_roofline->selectKernel(name);
     const int row = m_table->rowOf(name);
     const QSignalBlocker blocker(m_tableView->selectionModel());
     if (row < 0) {

@@ -18,6 +18,7 @@ class ReportModel;
 
 class KernelTableModel;
 class TraceCompareWidget;
+class RooflineChart;
 
 // The Trace tab: pick a backend (and optionally a second one to compare on the same time scale),
 // see its kernels on a timeline and in a table, export the trace for Perfetto or the table as
@@ -43,6 +44,8 @@ public:
     int shownBackend() const { return m_shown; }
     int comparedBackend() const { return m_compared; }
 
+    // Brings the Roofline chart to the front of the table/chart tabs.
+    void showRoofline();
     // Outlines a kernel in the timelines and selects its table row (no signal emitted).
     void selectKernel(const QString& name);
 
@@ -52,6 +55,7 @@ public:
     TraceCompareWidget* timelines() const { return m_timelines; }
     KernelTableModel* kernelTable() const { return m_table; }
     QTableView* kernelTableView() const { return m_tableView; }
+    RooflineChart* rooflineChart() const { return m_roofline; }
 
 signals:
     void kernelSelected(const QString& name);
@@ -78,6 +82,7 @@ private:
     TraceCompareWidget* m_timelines = nullptr;
     KernelTableModel* m_table = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
+    RooflineChart* m_roofline = nullptr;
     QTableView* m_tableView = nullptr;
 };
 
