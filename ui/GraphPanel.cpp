@@ -59,9 +59,16 @@ GraphPanel::GraphPanel(QWidget* parent)
     , m_single(new GraphView)
     , m_compare(new StageCompareWidget)
     , m_timeShown(new QCheckBox(tr("Time")))
+    , m_heatScale(new QComboBox)
     , m_timeTable(new TimeTable) {
     m_timeShown->setToolTip(tr("Colour nodes by measured kernel time and list it per module or source line "
                                "(Ctrl+T; needs a traced run)"));
+    m_heatScale->addItem(tr("share of time"));
+    m_heatScale->addItem(tr("fraction of roof"));
+    m_heatScale->setEnabled(false);
+    m_heatScale->setToolTip(
+        tr("With Time: colour by each node's share of the traced time, or by its kernel's "
+           "fraction of the machine's roof (after-fusion stages; Ctrl+Shift+T)"));
     m_backend->setToolTip(tr("Backend whose stages are shown"));
     m_left->setToolTip(tr("Stage shown on the left (or alone)"));
     m_right->setToolTip(tr("Stage shown on the right, linked to the left one"));
@@ -93,6 +100,7 @@ GraphPanel::GraphPanel(QWidget* parent)
     bar->addWidget(m_sideBySide);
     bar->addWidget(m_right);
     bar->addWidget(m_timeShown);
+    bar->addWidget(m_heatScale);
     bar->addStretch(1);
     bar->addWidget(m_search, 1);
     bar->addWidget(prev);
@@ -120,7 +128,15 @@ GraphPanel::GraphPanel(QWidget* parent)
     layout->addWidget(m_stats);
     connect(m_timeShown, &QCheckBox::toggled, this, [this](bool on) {
         m_timeTable->setVisible(on);
+        m_heatScale->setEnabled(on);
         updateTime();
+    });
+    connect(m_heatScale, &QComboBox::currentIndexChanged, this, [this] { updateTime(); });
+    auto* roofKey = new QShortcut(QKeySequence(tr("Ctrl+Shift+T")), this);
+    connect(roofKey, &QShortcut::activated, this, [this] {
+        if (!m_timeShown->isChecked())
+            m_timeShown->setChecked(true);
+        setRoofHeat(!isRoofHeat());
     });
     connect(m_timeTable, &TimeTable::nodesSelected, this, &GraphPanel::onTimeRowSelected);
     auto* timeKey = new QShortcut(QKeySequence(tr("Ctrl+T")), this);
@@ -297,20 +313,34 @@ bool GraphPanel::isTimeShown() const {
     return m_timeShown->isChecked();
 }
 
+void GraphPanel::setRoofHeat(bool on) {
+    m_heatScale->setCurrentIndex(on ? 1 : 0);
+}
+
+bool GraphPanel::isRoofHeat() const {
+    return m_heatScale->currentIndex() == 1;
+}
+
 void GraphPanel::updateTime() {
     // Each view: its stage's nodes with their share; a before-fusion stage gets the times of the
     // kernels its nodes were fused into, through provenance.
-    auto heatOf = [this](const QString& key) {
+    // With "fraction of roof": after-fusion nodes take their kernel's fraction (docs/roofline.md).
+    const bool roof = isRoofHeat();
+    const HeatScale scale = roof ? HeatScale::RoofFraction : HeatScale::TimeShare;
+    auto heatOf = [this, roof](const QString& key) {
         const StageGraph* stage = m_run ? m_run->findStage(key.toStdString()) : nullptr;
         if (!m_timeShown->isChecked() || !m_time || !stage)
             return QHash<QString, NodeHeat>{};
+        if (roof)
+            return m_view ? roofHeatOfStage(*m_time, m_view->roofline.kernels, *stage)
+                          : QHash<QString, NodeHeat>{};
         return heatOfStage(*m_time, *stage);
     };
     if (sideBySide()) {
-        m_compare->beforeView()->graphScene()->setHeat(heatOf(m_left->currentData().toString()));
-        m_compare->afterView()->graphScene()->setHeat(heatOf(m_right->currentData().toString()));
+        m_compare->beforeView()->graphScene()->setHeat(heatOf(m_left->currentData().toString()), scale);
+        m_compare->afterView()->graphScene()->setHeat(heatOf(m_right->currentData().toString()), scale);
     } else {
-        m_single->graphScene()->setHeat(heatOf(m_left->currentData().toString()));
+        m_single->graphScene()->setHeat(heatOf(m_left->currentData().toString()), scale);
     }
     if (m_timeShown->isChecked() && m_run && !m_time)
         m_stats->setText(

@@ -64,6 +64,10 @@ public:
     // backends with a kernel trace have times.
     void setTimeShown(bool on);
     bool isTimeShown() const;
+    // With Time shown: colour after-fusion nodes by their kernel's fraction of the roof instead of
+    // by time (docs/roofline.md).
+    void setRoofHeat(bool on);
+    bool isRoofHeat() const;
     TimeTable* timeTable() const { return m_timeTable; }
 
 signals:
@@ -106,6 +110,7 @@ private:
     GraphView* m_single;
     StageCompareWidget* m_compare;
     QCheckBox* m_timeShown;
+    QComboBox* m_heatScale; // with Time: colour by share of the time, or by fraction of the roof
     TimeTable* m_timeTable;
     // m_view's time attribution (its rows point into m_run), reset with it.
     std::shared_ptr<const TimeAttribution> m_time;

@@ -1,5 +1,6 @@
 // fusescope: the desktop application. `fusescope [MODEL | REPORT.fscope] [--backends LIST] [--run]`
 #include "DiffWindow.h"
+#include "GraphPanel.h"
 #include "MainWindow.h"
 #include "PythonSetting.h"
 #include "capture/CompareSession.h"
@@ -175,7 +176,12 @@ int main(int argc, char** argv) {
                               "path");
     QCommandLineOption diff(
         "diff", "Compare report A (this option) with the report given as input (docs/diff.md)", "A.fscope");
-    parser.addOptions({backends, run, screenshot, graphs, tab, python, diff});
+    QCommandLineOption heat(
+        "heat",
+        "Colour the Graphs tab's nodes by measured time: time (share of the traced time) or "
+        "roof (each kernel's fraction of the machine's roof, docs/roofline.md)",
+        "time|roof");
+    parser.addOptions({backends, run, screenshot, graphs, tab, python, diff, heat});
     if (!parser.parse(QCoreApplication::arguments()))
         return usageError(parser.errorText().toStdString());
     if (parser.isSet(help) || parser.isSet("help-all"))
@@ -184,6 +190,8 @@ int main(int argc, char** argv) {
         parser.showVersion();
     if (auto bad = badArgument(parser, backends, screenshot, tab))
         return usageError(*bad);
+    if (parser.isSet(heat) && parser.value(heat) != "time" && parser.value(heat) != "roof")
+        return usageError("--heat: '" + local(parser.value(heat)) + "' is not one of time, roof");
     // The interpreter is chosen before the window creates its backend families and probes them.
     if (parser.isSet(python)) {
         const QString path = parser.value(python);
@@ -257,6 +265,10 @@ int main(int argc, char** argv) {
         window.showGraphs(parser.value(graphs));
     if (parser.isSet(tab))
         window.showTab(parser.value(tab));
+    if (parser.isSet(heat)) {
+        window.graphPanel()->setTimeShown(true);
+        window.graphPanel()->setRoofHeat(parser.value(heat) == "roof");
+    }
     const QString shot = parser.value(screenshot);
     auto saveShot = [&window, shot] {
         if (window.grab().save(shot)) {

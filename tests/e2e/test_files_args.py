@@ -265,6 +265,7 @@ def test_gui_with_an_unreachable_display_says_so_and_exits_cleanly(gui):
 def test_gui_bad_arguments_are_refused_before_any_display(gui, tmp_path):
     refused(gui("--no-such-option"), "no-such-option")
     refused(gui("--tab", "nosuch"), "nosuch", "comparison")
+    refused(gui("--heat", "warm"), "warm", "time, roof")
     fifo = tmp_path / "m.py"
     os.mkfifo(fifo)
     refused(gui(fifo), str(fifo), "is a FIFO")

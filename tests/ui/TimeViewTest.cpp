@@ -70,6 +70,73 @@ private slots:
         QVERIFY(!after->heatLegend() && after->heat().isEmpty());
     }
 
+    void roofHeatColoursAfterFusionNodesByTheirKernelsFraction() {
+        auto read = readReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
+        QVERIFY(read);
+        Report report = std::move(read).value();
+        BackendRun* run = nullptr;
+        for (auto& r : report.backends)
+            if (r.name == "inductor")
+                run = &r;
+        QVERIFY(run && run->trace);
+        // The fixture predates the roofline: give its kernels counts and the run roofs.
+        Roofs roofs;
+        roofs.bandwidthGbs = 20;
+        roofs.gflops = {{"float32", 100}};
+        run->roofs = roofs;
+        for (auto& stage : run->stages)
+            if (stage.fusion == "after")
+                for (auto& g : stage.groups) {
+                    KernelCost c;
+                    c.bytes = 100000;
+                    c.flops = 0;
+                    c.dtype = "float32";
+                    g.cost = c;
+                }
+        const auto snapshot = std::make_shared<const Report>(std::move(report));
+        const auto views = analyzeReport(snapshot);
+        GraphPanel panel;
+        panel.resize(1200, 800);
+        panel.setReport(snapshot.get(), views);
+        panel.showBackend("inductor");
+        panel.show();
+        GraphScene* after = panel.compareWidget()->afterView()->graphScene();
+        GraphScene* before = panel.compareWidget()->beforeView()->graphScene();
+        QTRY_VERIFY(!after->isLayoutPending() && !before->isLayoutPending());
+        panel.setTimeShown(true);
+        panel.setRoofHeat(true);
+        QVERIFY(panel.isRoofHeat());
+        QTRY_VERIFY(after->heatLegend());
+        QCOMPARE(after->heatScale(), HeatScale::RoofFraction);
+        QVERIFY(after->heatLegend()->title().contains("roof"));
+        QVERIFY(before->heat().isEmpty()); // before fusion: no kernel, no fraction
+        // Each coloured node carries its kernel group's fraction as computeRoofline gives it.
+        const StageGraph* stage = after->stage();
+        QVERIFY(stage);
+        const BackendRun* shown = snapshot->findBackend("inductor");
+        size_t index = 0;
+        for (size_t i = 0; i < snapshot->backends.size(); ++i)
+            if (&snapshot->backends[i] == shown)
+                index = i;
+        const BackendRoofline& roofline = views[index]->roofline;
+        QVERIFY(!after->heat().isEmpty());
+        for (auto it = after->heat().cbegin(); it != after->heat().cend(); ++it) {
+            const GraphNode* node = stage->findNode(it.key().toStdString());
+            QVERIFY(node);
+            bool found = false;
+            for (const auto& k : roofline.kernels)
+                if (k.stageKey == stage->key() && k.groupId == node->group && k.roofFraction) {
+                    QVERIFY(std::abs(it->share - *k.roofFraction) < 1e-12);
+                    found = true;
+                }
+            QVERIFY2(found, qPrintable(it.key()));
+        }
+        // Back to time: the legend is the time share again.
+        panel.setRoofHeat(false);
+        QTRY_VERIFY(after->heatLegend() && after->heatScale() == HeatScale::TimeShare);
+        QVERIFY(after->heatLegend()->title().contains("time"));
+    }
+
     void exportKeepsTheColoursAndTheLegend() {
         auto report = readReport(FUSESCOPE_REPORT_FIXTURES "/good.fscope");
         QVERIFY(report);

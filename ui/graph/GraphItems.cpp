@@ -258,8 +258,9 @@ void GroupItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     event->accept();
 }
 
-HeatLegendItem::HeatLegendItem(double maxShare)
-    : m_max(maxShare) {
+HeatLegendItem::HeatLegendItem(double maxShare, QString title)
+    : m_max(maxShare)
+    , m_title(std::move(title)) {
     setZValue(20);
 }
 
@@ -270,8 +271,7 @@ QRectF HeatLegendItem::boundingRect() const {
 void HeatLegendItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
     painter->setPen(QColor("#424242"));
     painter->setFont(itemFont(true));
-    painter->drawText(QRectF(0, 0, 260, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                      QStringLiteral("Share of the traced kernel time"));
+    painter->drawText(QRectF(0, 0, 260, 16), Qt::AlignLeft | Qt::AlignVCenter, m_title);
     const QRectF ramp(0, 18, 200, 12);
     QLinearGradient gradient(ramp.topLeft(), ramp.topRight());
     for (int i = 0; i <= 8; ++i)

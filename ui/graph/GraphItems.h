@@ -82,15 +82,18 @@ private:
 class HeatLegendItem : public QGraphicsItem {
 public:
     enum { Type = UserType + 4 };
-    explicit HeatLegendItem(double maxShare);
+    explicit HeatLegendItem(double maxShare,
+                            QString title = QStringLiteral("Share of the traced kernel time"));
 
     int type() const override { return Type; }
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
     double maxShare() const { return m_max; }
+    const QString& title() const { return m_title; }
 
 private:
     double m_max;
+    QString m_title;
 };
 
 // An edge from Graphviz's Bezier points, with an arrow head; thicker when it stands for

@@ -3,6 +3,7 @@
 #include "GraphItems.h"
 #include "LayoutWorker.h"
 #include "NodePalette.h"
+#include "analysis/Roofline.h"
 #include "trace/TimeAttribution.h"
 
 #include <QGraphicsSimpleTextItem>
@@ -10,6 +11,7 @@
 #include <QPointer>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace fusescope {
 
@@ -185,8 +187,36 @@ QHash<QString, NodeHeat> heatOfStage(const TimeAttribution& time, const StageGra
     return heat;
 }
 
-void GraphScene::setHeat(QHash<QString, NodeHeat> heat) {
+QHash<QString, NodeHeat> roofHeatOfStage(const TimeAttribution& time,
+                                         const std::vector<KernelRoofline>& kernels,
+                                         const StageGraph& stage) {
+    QHash<QString, NodeHeat> heat;
+    if (stage.fusion != "after")
+        return heat;
+    const std::string key = stage.key();
+    std::map<std::string, const KernelRoofline*> byGroup;
+    for (const auto& k : kernels)
+        if (k.stageKey == key && k.roofFraction)
+            byGroup[k.groupId] = &k;
+    std::map<std::string, double> nodeNs;
+    for (const NodeTime& nt : time.nodes)
+        if (nt.stage == &stage)
+            nodeNs[nt.node] = nt.ns;
+    for (const GraphNode& node : stage.nodes) {
+        const auto it = byGroup.find(node.group);
+        if (node.group.empty() || it == byGroup.end())
+            continue;
+        const auto ns = nodeNs.find(node.id);
+        heat.insert(QString::fromStdString(node.id),
+                    {*it->second->roofFraction, ns == nodeNs.end() ? 0.0 : ns->second / 1e6,
+                     QStringList{QString::fromStdString(it->second->name)}});
+    }
+    return heat;
+}
+
+void GraphScene::setHeat(QHash<QString, NodeHeat> heat, HeatScale scale) {
     m_heat = std::move(heat);
+    m_heatScale = scale;
     if (m_applied == 0)
         return; // applied with the first layout
     applyHeat();
@@ -199,6 +229,10 @@ void GraphScene::applyHeat() {
         removeItem(m_legend);
         delete m_legend;
         m_legend = nullptr;
+    }
+    if (m_heatScale == HeatScale::RoofFraction) {
+        applyRoofHeat();
+        return;
     }
     auto label = [](double share, double ms) {
         return QString("%1 % · %2 ms").arg(100 * share, 0, 'f', 1).arg(ms, 0, 'f', 3);
@@ -246,6 +280,56 @@ void GraphScene::applyHeat() {
         return;
     const QRectF bounds = itemsBoundingRect();
     m_legend = new HeatLegendItem(maxShare);
+    m_legend->setPos(bounds.left(), bounds.top() - m_legend->boundingRect().height() - 12);
+    addItem(m_legend);
+}
+
+void GraphScene::applyRoofHeat() {
+    // Groups: their nodes' fractions weighted by the nodes' time (evenly when none has time).
+    QHash<QString, std::pair<double, double>> groupSums; // weighted fraction, weight
+    for (auto it = m_heat.cbegin(); it != m_heat.cend(); ++it) {
+        if (!m_tree)
+            break;
+        const int n = m_tree->findNode(it.key().toStdString());
+        const double weight = it->ms > 0 ? it->ms : 1e-9;
+        for (int g = n >= 0 ? m_tree->groupOfNode(n) : 0; g > 0; g = m_tree->group(g).parent) {
+            auto& sum = groupSums[QString::fromStdString(m_tree->group(g).id)];
+            sum.first += weight * it->share;
+            sum.second += weight;
+        }
+    }
+    const bool on = !m_heat.isEmpty();
+    auto label = [](double fraction, const QStringList& kernels) {
+        QString text = QString("%1 % of the roof").arg(100 * fraction, 0, 'f', 0);
+        if (!kernels.isEmpty())
+            text += "\nkernel: " + kernels.join(", ");
+        if (fraction > 1)
+            text += "\nabove the memory roof: its bytes were in the caches";
+        return text;
+    };
+    for (NodeItem* item : m_nodeItems) {
+        const auto it = m_heat.constFind(item->id());
+        if (!on || it == m_heat.cend()) {
+            item->setHeat(QColor(),
+                          on ? QStringLiteral("no fraction of the roof (docs/roofline.md)") : QString());
+            continue;
+        }
+        item->setHeat(heatColor(std::min(it->share, 1.0)), label(it->share, it->kernels));
+    }
+    for (GroupItem* item : m_groupItems) {
+        const auto it = groupSums.constFind(item->id());
+        if (!on || it == groupSums.cend() || it->second <= 0) {
+            item->setHeat(QColor(), QString());
+            continue;
+        }
+        const double fraction = it->first / it->second;
+        item->setHeat(item->isExpanded() ? QColor() : heatColor(std::min(fraction, 1.0)),
+                      QString("%1 % of the roof (time-weighted)").arg(100 * fraction, 0, 'f', 0));
+    }
+    if (!on)
+        return;
+    const QRectF bounds = itemsBoundingRect();
+    m_legend = new HeatLegendItem(1.0, QStringLiteral("Fraction of the roof (kernel)"));
     m_legend->setPos(bounds.left(), bounds.top() - m_legend->boundingRect().height() - 12);
     addItem(m_legend);
 }

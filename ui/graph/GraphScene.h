@@ -18,16 +18,27 @@ class HeatLegendItem;
 class LayoutWorker;
 class NodeItem;
 
-// Measured time on one node (core/trace/TimeAttribution).
+// Measured time on one node (core/trace/TimeAttribution), or its kernel's fraction of the roof.
 struct NodeHeat {
-    double share = 0; // of the traced kernel time, 0..1
+    double share = 0; // of the traced kernel time, 0..1; HeatScale::RoofFraction: the fraction (may pass 1)
     double ms = 0;    // per traced iteration
     QStringList kernels;
 };
 
+// What a heat map's `share` is: a share of the traced time (groups add their nodes up, the
+// legend runs to the largest), or a kernel's fraction of the machine's roof (docs/roofline.md:
+// groups take their nodes' time-weighted mean, the legend runs from 0 to 100 %, nodes without a
+// fraction stay uncoloured rather than painted as 0).
+enum class HeatScale { TimeShare, RoofFraction };
+
 // The heat of one stage's nodes from a run's attribution: an after-fusion stage takes its nodes'
 // times; a before-fusion stage the times of the kernels its nodes were fused into (provenance).
 QHash<QString, NodeHeat> heatOfStage(const TimeAttribution& time, const StageGraph& stage);
+// The after-fusion nodes of `stage` with their kernel's fraction of the roof (`kernels`: rows of
+// computeRoofline); a node whose kernel has no fraction is left out. Empty for other stages.
+struct KernelRoofline;
+QHash<QString, NodeHeat> roofHeatOfStage(const TimeAttribution& time,
+                                         const std::vector<KernelRoofline>& kernels, const StageGraph& stage);
 
 // The items of one stage: nodes, closed and open groups, edges, placed by a GraphvizLayout
 // that runs on a worker thread. Groups are addressed by GroupTree ids ("module:blocks.0",
@@ -58,7 +69,8 @@ public:
 
     // Colours nodes (and closed groups, by the sum of their nodes) by measured time, with a
     // legend in the scene so exports keep it; an empty map turns it off. Kept across layouts.
-    void setHeat(QHash<QString, NodeHeat> heat);
+    void setHeat(QHash<QString, NodeHeat> heat, HeatScale scale = HeatScale::TimeShare);
+    HeatScale heatScale() const { return m_heatScale; }
     const QHash<QString, NodeHeat>& heat() const { return m_heat; }
     // A word before "kernel" on a closed kernel box ("int8"), by FusionGroup id; until the next stage.
     void setKernelBadges(QHash<QString, QString> badges);
@@ -93,6 +105,7 @@ private:
     void requestLayout();
     void applyLayout(uint64_t generation, const layout::StageLayout& result);
     void applyHeat();
+    void applyRoofHeat();
     QString badgeOf(const layout::GraphGroup& g) const;
     void invalidateOverview() { m_overview = QImage(); }
 
@@ -106,6 +119,7 @@ private:
     QHash<QString, GroupItem*> m_groupItems;
     QSet<QString> m_highlighted;
     QHash<QString, NodeHeat> m_heat;
+    HeatScale m_heatScale = HeatScale::TimeShare;
     QHash<QString, QString> m_badges; // FusionGroup id -> word after the kernel's name
     HeatLegendItem* m_legend = nullptr;
     int m_edgeCount = 0;
