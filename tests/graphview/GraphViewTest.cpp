@@ -224,6 +224,27 @@ private slots:
         QVERIFY(widget.inspectorText().contains("blocks.0.mlp.act"));
     }
 
+    void statsSayWhatFusionSavedAndWhereACopiedStageCameFrom() {
+        auto run = std::make_shared<BackendRun>(*loadRun());
+        for (auto& stage : run->stages)
+            if (stage.name == "post_fusion") {
+                KernelCost cost;
+                cost.bytes = 41;
+                cost.eagerBytes = 100;
+                stage.cost = cost;
+                stage.copiedFromGraph = 0;
+                stage.reason = "copied from graph 0: Inductor's compile cache served this graph";
+            }
+        StageCompareWidget widget;
+        QVERIFY(widget.setRun(run));
+        QVERIFY2(widget.statsText().contains("kernels move 41 % of the bytes eager moves per call"),
+                 qPrintable(widget.statsText()));
+        QVERIFY(widget.statsText().contains("copied from graph 0"));
+        // Without counts (an older report): nothing said about bytes.
+        QVERIFY(widget.setRun(loadRun()));
+        QVERIFY(!widget.statsText().contains("bytes"));
+    }
+
     void fxStagesLinkThroughProvenance() {
         const auto run = loadRun();
         StageCompareWidget widget;

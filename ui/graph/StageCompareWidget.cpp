@@ -148,11 +148,24 @@ bool StageCompareWidget::setStages(std::shared_ptr<const BackendRun> run, const 
     linkStages();
     const int beforeCompute = before->computeNodeCount();
     const int kernels = after->kernelCount();
-    m_stats->setText(tr("Before: %1 nodes (%2 compute) · After: %3 kernels · %4 ops fused away")
-                         .arg(before->nodes.size())
-                         .arg(beforeCompute)
-                         .arg(kernels)
-                         .arg(std::max(0, beforeCompute - kernels)));
+    QString stats = tr("Before: %1 nodes (%2 compute) · After: %3 kernels · %4 ops fused away")
+                        .arg(before->nodes.size())
+                        .arg(beforeCompute)
+                        .arg(kernels)
+                        .arg(std::max(0, beforeCompute - kernels));
+    // What fusion saved (docs/roofline.md): the kernels' bytes per call against the eager ops'.
+    if (after->cost && after->cost->bytes && after->cost->eagerBytes && *after->cost->eagerBytes > 0)
+        stats += tr(" · kernels move %1 % of the bytes eager moves per call")
+                     .arg(100.0 * static_cast<double>(*after->cost->bytes) /
+                              static_cast<double>(*after->cost->eagerBytes),
+                          0, 'f', 0);
+    // A graph the compile cache served from an identical one says so (docs/graph-schema.json).
+    for (const StageGraph* s : {before, after})
+        if (s->status == StageStatus::Ok && !s->reason.empty()) {
+            stats += " · " + QString::fromStdString(s->reason);
+            break;
+        }
+    m_stats->setText(stats);
     return true;
 }
 
