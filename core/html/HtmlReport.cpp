@@ -8,10 +8,12 @@
 #include "analysis/Format.h"
 #include "analysis/FusionLinks.h"
 #include "analysis/QuantizationLines.h"
+#include "analysis/Roofline.h"
 #include "analysis/RunWarnings.h"
 #include "analysis/Speedup.h"
 #include "codec/Utf8.h"
 #include "model/Provenance.h"
+#include "trace/KernelLinks.h"
 #include "trace/TimeAttribution.h"
 
 #include <algorithm>
@@ -294,6 +296,63 @@ std::string timeByModule(const BackendRun& run, int maxRows) {
     return out + "\n";
 }
 
+std::string fixed(std::optional<double> value, const char* format) {
+    if (!value)
+        return "-";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, format, *value);
+    return buf;
+}
+
+// The roofline of one backend (docs/roofline.md): bytes per call against eager's, the roofs and
+// the traced kernels with their rates and fraction of the roof, or why a number is missing.
+std::string rooflineOf(const BackendRun& run, int maxRows) {
+    const auto links =
+        run.trace ? std::optional<KernelLinks>(linkKernelsToGroups(*run.trace, afterFusionStages(run)))
+                  : std::nullopt;
+    const BackendRoofline b = computeRoofline(run, links ? &*links : nullptr);
+    if (!b.bytesPerCall && !run.roofs) // reports before the roofline: nothing to say
+        return {};
+    std::string out = "<h3>Roofline</h3>";
+    if (b.bytesPerCall) {
+        std::string line = "Kernels move " + format::bytes(b.bytesPerCall) + " per call";
+        if (auto r = b.bytesRatio())
+            line += ", " + fixed(100 * *r, "%.0f %%") + " of the " + format::bytes(b.eagerBytesPerCall) +
+                    " the same eager ops move";
+        if (b.speedup)
+            line += "; speedup " + format::ratio(b.speedup);
+        out += paragraph("sub", line + ".");
+    }
+    if (run.roofs && run.roofs->error.empty()) {
+        std::string line = "Roofs: " + fixed(run.roofs->bandwidthGbs, "%.1f GB/s");
+        for (const auto& [dtype, gflops] : run.roofs->gflops)
+            line += ", " + fixed(gflops, "%.0f GFLOP/s") + " " + dtype;
+        line += " (" + std::to_string(run.roofs->threads) + " thread(s), measured " + run.roofs->measuredAt +
+                ").";
+        out += paragraph("sub", line);
+    } else if (run.roofs) {
+        out += paragraph("sub", "No roofs: " + run.roofs->error);
+    }
+    if (b.kernels.empty())
+        return out + "\n";
+    out += "<table><thead><tr><th>kernel</th><th>calls</th><th>ms per call</th><th>bytes</th><th>GB/s</th>"
+           "<th>GFLOP/s</th><th>FLOP/B</th><th>roof</th><th>bound</th><th>note</th></tr></thead><tbody>";
+    for (size_t i = 0; i < b.kernels.size() && int(i) < maxRows; ++i) {
+        const KernelRoofline& k = b.kernels[i];
+        const std::string note = !k.unknownReason.empty() ? k.unknownReason : k.note;
+        out += "<tr>" + td(k.name) + td(std::to_string(k.calls), true) + td(fixed(k.timeMs, "%.4f"), true) +
+               td(format::bytes(k.bytes), true) + td(fixed(k.gbs, "%.2f"), true) +
+               td(fixed(k.gflops, "%.2f"), true) + td(fixed(k.intensity, "%.2f"), true) +
+               td(k.roofFraction ? fixed(100 * *k.roofFraction, "%.0f%%") : "-", true) +
+               td(k.bound.empty() ? "-" : k.bound) + td(note) + "</tr>";
+    }
+    out += "</tbody></table>";
+    if (int(b.kernels.size()) > maxRows)
+        out += paragraph("sub",
+                         std::to_string(b.kernels.size() - size_t(maxRows)) + " smaller kernels not shown.");
+    return out + "\n";
+}
+
 std::string backendSection(const BackendRun& run, size_t index, const HtmlOptions& options) {
     std::string out = "<section><h2>" + escape(run.name) + "</h2>\n";
     out += "<p class=\"sub\">" + escape(std::string("status: ") + toString(run.status)) + "</p>\n";
@@ -313,6 +372,7 @@ std::string backendSection(const BackendRun& run, size_t index, const HtmlOption
         out += "<h3>Quantization</h3><pre>" + escape(text) + "</pre>\n";
     }
     out += timeByModule(run, options.maxTimeRows);
+    out += rooflineOf(run, options.maxTimeRows);
     std::set<int> graphs;
     for (const auto& s : run.stages)
         graphs.insert(s.graph);

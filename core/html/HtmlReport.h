@@ -15,7 +15,7 @@ struct HtmlOptions {
     Goal goal = Goal::Latency;
     int maxVisible = 60;         // boxes per graph, as the GUI opens a stage
     int maxGraphsPerBackend = 4; // Dynamo graphs drawn per backend; the rest are counted
-    int maxTimeRows = 15;        // rows of "time by module" per backend
+    int maxTimeRows = 15;        // rows of "time by module" and of the roofline's kernels per backend
 };
 
 std::string htmlReport(const Report& report, const HtmlOptions& options = {});

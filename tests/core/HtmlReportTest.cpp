@@ -159,3 +159,41 @@ TEST(FusionLinks, KernelsReachTheirBeforeNodesByIdOrProvenance) {
     EXPECT_EQ(origins[0], (std::vector<int>{0, 1}));
     EXPECT_TRUE(origins[1].empty()); // not a kernel
 }
+
+TEST(HtmlReport, RooflineOfATracedBackendWithItsRoofsAndEscapedNames) {
+    Report report = fixture();
+    BackendRun* run = nullptr;
+    for (auto& r : report.backends)
+        if (r.name == "inductor")
+            run = &r;
+    ASSERT_TRUE(run && run->trace);
+    EXPECT_EQ(html::htmlReport(report).find("<h3>Roofline</h3>"), std::string::npos); // no counts yet
+    Roofs roofs;
+    roofs.bandwidthGbs = 20;
+    roofs.gflops = {{"float32", 100}};
+    roofs.threads = 1;
+    roofs.measuredAt = "2026-12-07T05:00:00+00:00";
+    run->roofs = roofs;
+    for (auto& stage : run->stages)
+        if (stage.fusion == "after") {
+            KernelCost total;
+            total.bytes = 410;
+            total.eagerBytes = 1000;
+            stage.cost = total;
+            for (auto& g : stage.groups) {
+                KernelCost c;
+                c.bytes = 100000;
+                c.flops = 0;
+                c.dtype = "float32";
+                g.cost = c;
+            }
+            stage.groups.front().name = "<b>k</b>";
+        }
+    const std::string page = html::htmlReport(report);
+    EXPECT_NE(page.find("<h3>Roofline</h3>"), std::string::npos);
+    EXPECT_NE(page.find("Kernels move 410 B per call, 41 % of the"), std::string::npos) << page.substr(0, 0);
+    EXPECT_NE(page.find("Roofs: 20.0 GB/s, 100 GFLOP/s float32"), std::string::npos);
+    EXPECT_NE(page.find("<th>roof</th>"), std::string::npos);
+    EXPECT_NE(page.find("memory"), std::string::npos);
+    EXPECT_EQ(page.find("<b>k</b>"), std::string::npos);
+}
