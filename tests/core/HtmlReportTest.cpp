@@ -3,6 +3,7 @@
 // stages stay collapsed.
 #include "html/HtmlReport.h"
 
+#include "../fixtures/RooflineCounts.h"
 #include "analysis/FusionLinks.h"
 #include "html/Markup.h"
 #include "html/SvgGraph.h"
@@ -168,27 +169,13 @@ TEST(HtmlReport, RooflineOfATracedBackendWithItsRoofsAndEscapedNames) {
             run = &r;
     ASSERT_TRUE(run && run->trace);
     EXPECT_EQ(html::htmlReport(report).find("<h3>Roofline</h3>"), std::string::npos); // no counts yet
-    Roofs roofs;
-    roofs.bandwidthGbs = 20;
-    roofs.gflops = {{"float32", 100}};
-    roofs.threads = 1;
-    roofs.measuredAt = "2026-12-07T05:00:00+00:00";
-    run->roofs = roofs;
+    KernelCost total;
+    total.bytes = 410;
+    total.eagerBytes = 1000;
+    fixtures::addRooflineCounts(*run, total);
     for (auto& stage : run->stages)
-        if (stage.fusion == "after") {
-            KernelCost total;
-            total.bytes = 410;
-            total.eagerBytes = 1000;
-            stage.cost = total;
-            for (auto& g : stage.groups) {
-                KernelCost c;
-                c.bytes = 100000;
-                c.flops = 0;
-                c.dtype = "float32";
-                g.cost = c;
-            }
+        if (stage.fusion == "after")
             stage.groups.front().name = "<b>k</b>";
-        }
     const std::string page = html::htmlReport(report);
     EXPECT_NE(page.find("<h3>Roofline</h3>"), std::string::npos);
     EXPECT_NE(page.find("Kernels move 410 B per call, 41 % of the"), std::string::npos) << page.substr(0, 0);

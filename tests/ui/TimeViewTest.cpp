@@ -1,6 +1,7 @@
 // Measured time on the graph in the Graphs tab: the heat colours and legend on both views, the
 // Time panel's rows, a row selecting its nodes, and an export that keeps the legend
 // (ui/GraphPanel, ui/TimeTable, ui/graph/GraphScene::setHeat).
+#include "../fixtures/RooflineCounts.h"
 #include "GraphExport.h"
 #include "GraphItems.h"
 #include "GraphPanel.h"
@@ -80,19 +81,7 @@ private slots:
                 run = &r;
         QVERIFY(run && run->trace);
         // The fixture predates the roofline: give its kernels counts and the run roofs.
-        Roofs roofs;
-        roofs.bandwidthGbs = 20;
-        roofs.gflops = {{"float32", 100}};
-        run->roofs = roofs;
-        for (auto& stage : run->stages)
-            if (stage.fusion == "after")
-                for (auto& g : stage.groups) {
-                    KernelCost c;
-                    c.bytes = 100000;
-                    c.flops = 0;
-                    c.dtype = "float32";
-                    g.cost = c;
-                }
+        fixtures::addRooflineCounts(*run);
         const auto snapshot = std::make_shared<const Report>(std::move(report));
         const auto views = analyzeReport(snapshot);
         GraphPanel panel;
