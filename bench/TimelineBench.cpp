@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
                                                               {"triton_red_fused_sum_1", "kernel"},
                                                               {"extern_kernels.mm", "extern_kernel"},
                                                               {"triton_per_fused_softmax_2", "kernel"}})
-            stage.groups.push_back({name + ":" + std::to_string(++n), name, kind, {}, {}, {}});
+            stage.groups.push_back({name + ":" + std::to_string(++n), name, kind, {}, {}, {}, std::nullopt});
         size_t linked = 0;
         const double linkMs = medianMs(
             3, [&] { return linkKernelsToGroups(*trace, {&stage}).groups.size(); }, &linked);

@@ -33,6 +33,16 @@ RunOptionsPane::RunOptionsPane(QWidget* parent)
     form->addRow(tr("dynamic"), m_dynamic);
     form->addRow(tr("Inductor"), m_inductorConfig);
     form->addRow(m_trace);
+    m_roofs = new QComboBox;
+    m_roofs->addItem(tr("from the cache"), QStringLiteral("cached"));
+    m_roofs->addItem(tr("measure again"), QStringLiteral("measure"));
+    m_roofs->addItem(tr("skip"), QStringLiteral("skip"));
+    m_roofs->setToolTip(
+        tr("With traces: the machine's bandwidth and compute roofs for the Roofline (read from the "
+           "cache, measured on a miss; measure again: at most 5 s; --measure-roofs, --no-roofs, "
+           "docs/roofline.md)"));
+    form->addRow(tr("Roofs"), m_roofs);
+    connect(m_trace, &QCheckBox::toggled, m_roofs, &QWidget::setEnabled);
     m_bisect = new QCheckBox(tr("Bisect accuracy failures"));
     m_bisect->setToolTip(
         tr("When a backend fails accuracy, find the first graph node (its kernel, module and "
@@ -78,6 +88,7 @@ Result<RunRequest> RunOptionsPane::baseRequest(const QString& model) const {
     CompareSettings settings;
     settings.model = model.trimmed().toStdString();
     settings.captureTrace = m_trace->isChecked();
+    settings.roofs = m_roofs->currentData().toString().toStdString();
     if (m_bisect->isChecked())
         settings.bisectBudgetSeconds = kDefaultBisectBudgetSeconds;
     if (m_threads->value() > 0)

@@ -29,12 +29,15 @@ public:
     // The options a report's settings say it ran with; traces on when any backend has one.
     void showSettingsOf(const Report& report);
     WorkloadOptions* workload() const { return m_workload; }
+    QComboBox* roofsChoice() const { return m_roofs; }
 
 private:
     QCheckBox* m_fullgraph = nullptr;
     QComboBox* m_dynamic = nullptr;
     QLineEdit* m_inductorConfig = nullptr;
     QCheckBox* m_trace = nullptr;
+    QComboBox* m_roofs =
+        nullptr; // with traces: the machine's roofs cached | measure | skip (docs/roofline.md)
     QCheckBox* m_bisect = nullptr;
     QSpinBox* m_threads = nullptr;          // 0 shows "auto": the worker's default (docs/measurement.md)
     QComboBox* m_malloc = nullptr;          // --malloc: steady (default) or system

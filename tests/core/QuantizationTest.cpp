@@ -53,9 +53,11 @@ BackendRun int8Run() {
         GraphNode{
             "op1", "buf1", "prims.convert_element_type", "scheduler_node", "pointwise", {}, {"float32"}},
         GraphNode{"op2", "buf2", "aten.relu", "scheduler_node", "pointwise", {}, {"float32"}}};
-    s.groups = {FusionGroup{"g0", "extern_kernels._int_mm", "extern_kernel", {"op0"}, {}, "output_code.py"},
-                FusionGroup{"g1", "cpp_fused__to_copy_0", "kernel", {"op1"}, {}, "output_code.py"},
-                FusionGroup{"g2", "cpp_fused_relu_1", "kernel", {"op2"}, {}, "output_code.py"}};
+    s.groups = {
+        FusionGroup{
+            "g0", "extern_kernels._int_mm", "extern_kernel", {"op0"}, {}, "output_code.py", std::nullopt},
+        FusionGroup{"g1", "cpp_fused__to_copy_0", "kernel", {"op1"}, {}, "output_code.py", std::nullopt},
+        FusionGroup{"g2", "cpp_fused_relu_1", "kernel", {"op2"}, {}, "output_code.py", std::nullopt}};
     run.stages.push_back(s);
     run.code.push_back(
         {"output_code.py", "python", "post_fusion",

@@ -3,7 +3,9 @@
 // numbers worked out by hand; and the records' codecs (group/stage `cost`, run `roofs`).
 #include "analysis/Roofline.h"
 
+#include "capture/SessionPlan.h"
 #include "codec/Json.h"
+#include "codec/MessageCodec.h"
 #include "codec/RunCodec.h"
 #include "codec/StageCodec.h"
 
@@ -306,4 +308,22 @@ TEST(Roofline, ByTraceNameSumsTheGroupsOfOneName) {
     ASSERT_NE(copy, nullptr);
     EXPECT_FALSE(copy->bytes.has_value());
     EXPECT_NE(copy->unknownReason.find("not linked"), std::string::npos);
+}
+
+TEST(RooflineCodec, TheRequestCarriesTheRoofsChoice) {
+    RunRequest request;
+    request.model = "demo:mlp";
+    request.backend = "inductor";
+    request.captureTrace = true;
+    EXPECT_EQ(codec::encodeRunRequest(request, "r1")["capture"]["roofs"], "cached");
+    request.roofs = "measure";
+    EXPECT_EQ(codec::encodeRunRequest(request, "r1")["capture"]["roofs"], "measure");
+    CompareSettings settings;
+    settings.model = "demo:mlp";
+    settings.backends = {"inductor"};
+    settings.captureTrace = true;
+    settings.roofs = "skip";
+    auto plan = planSession(settings);
+    ASSERT_TRUE(plan) << plan.error().message;
+    EXPECT_EQ(plan.value().base.roofs, "skip");
 }

@@ -73,9 +73,14 @@ inline StageGraph fusedStage() {
          {"add"}},
     };
     s.edges = {{"buf0", "buf1"}, {"buf1", "buf2"}};
-    s.groups = {
-        {"k0", "extern_kernels.addmm", "extern_kernel", {"buf0"}, {"addmm"}, ""},
-        {"k1", "cpp_fused_add_gelu_0", "kernel", {"buf1", "buf2"}, {"mul", "erf", "add"}, "output_code.py"}};
+    s.groups = {{"k0", "extern_kernels.addmm", "extern_kernel", {"buf0"}, {"addmm"}, "", std::nullopt},
+                {"k1",
+                 "cpp_fused_add_gelu_0",
+                 "kernel",
+                 {"buf1", "buf2"},
+                 {"mul", "erf", "add"},
+                 "output_code.py",
+                 std::nullopt}};
     return s;
 }
 

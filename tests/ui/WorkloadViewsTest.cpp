@@ -492,7 +492,8 @@ private slots:
         // Values with commas and strings that look like JSON come back as they were.
         QVERIFY2(request.value().options["inductor"] == r.settings.options["inductor"],
                  request.value().options["inductor"].dump().c_str());
-        QVERIFY(!request.value().captureTrace); // no row of this report has a trace
+        QVERIFY(!request.value().captureTrace);                 // no row of this report has a trace
+        QCOMPARE(request.value().roofs, std::string("cached")); // the default, as the CLI's
 
         // A name given twice is one row, and the rows not named end unchecked.
         window.setBackends({"aot_eager", "aot_eager"});

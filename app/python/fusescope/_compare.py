@@ -59,6 +59,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "warm_cache": ("--warm-cache", "flag"),
     "no_stages": ("--no-stages", "flag"),
     "trace": ("--trace", "flag"),
+    "measure_roofs": ("--measure-roofs", "flag"),  # with trace: the roofs again (docs/roofline.md)
+    "no_roofs": ("--no-roofs", "flag"),
     "bisect": ("--bisect", "flag"),
     "bisect_budget": ("--bisect-budget", "value"),
     "inputs": ("--inputs", "value"),
