@@ -28,7 +28,7 @@ log() { printf '\033[1m[setup +%ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 # --- Debian packages -----------------------------------------------------------------------
 packages=(cmake ninja-build g++ pkg-config git
           qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
           libgl-dev xvfb xauth clang-format python3-venv)
 # The tests' fuzz smoke (scripts/fuzz.sh) builds with clang's libFuzzer and sanitizer runtimes;
 # the unversioned names pick clang 14 on Debian 12 and clang 19 on Debian 13. Headless Chromium

@@ -63,8 +63,8 @@ void MainMenus::buildViewMenu() {
     view->addAction(tr("Find &Next"), QKeySequence::FindNext, this, &MainMenus::findNextRequested);
     view->addAction(tr("Find &Previous"), QKeySequence::FindPrevious, this,
                     &MainMenus::findPreviousRequested);
-    const QStringList tabs = {tr("&Comparison"), tr("&Graphs"), tr("C&harts"), tr("&Traces"),
-                              tr("&Breaks"),     tr("&Shapes"), tr("&Modules")};
+    const QStringList tabs = {tr("&Comparison"), tr("&Graphs"), tr("C&harts"),  tr("&Traces"),
+                              tr("&Breaks"),     tr("&Shapes"), tr("&Modules"), tr("T&uning")};
     for (int i = 0; i < tabs.size(); ++i)
         view->addAction(tabs[i], QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)), this,
                         [this, i] { emit tabRequested(i); });

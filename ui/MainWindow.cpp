@@ -20,6 +20,7 @@
 #include "ShapesPanel.h"
 #include "SuiteView.h"
 #include "TracePanel.h"
+#include "TuningPanel.h"
 #include "WorkloadOptions.h"
 #include "engine/Engine.h"
 #include "engine/ReportModel.h"
@@ -142,13 +143,18 @@ void MainWindow::buildLayout() {
     m_tabs->addTab(m_shapes, tr("Shapes"));
     m_modules = new ModuleAssignPanel;
     m_tabs->addTab(m_modules, tr("Modules"));
+    m_tuning = new TuningPanel;
+    m_tabs->addTab(m_tuning, tr("Tuning"));
+    connect(m_tuning, &TuningPanel::graphsRequested, this, &MainWindow::showGraphs);
+    connect(m_tuning, &TuningPanel::message, this, &MainWindow::setStatus);
     const QStringList tips = {tr("Alt+1"),
                               tr("Alt+2"),
                               tr("Alt+3"),
                               tr("Alt+4"),
                               tr("Alt+5: graph breaks and their source"),
                               tr("Alt+6: latency per input shape"),
-                              tr("Alt+7: pick backends per submodule for a mixed run")};
+                              tr("Alt+7: pick backends per submodule for a mixed run"),
+                              tr("Alt+8: a tune report's candidates, answer and snippet")};
     for (int i = 0; i < m_tabs->count() && i < tips.size(); ++i)
         m_tabs->setTabToolTip(i, tips[i]);
     setCentralWidget(m_tabs);
@@ -185,6 +191,7 @@ void MainWindow::subscribeToReport() {
     m_breaks->subscribe(m_reportModel);
     m_shapes->subscribe(m_reportModel);
     m_modules->subscribe(m_reportModel);
+    m_tuning->subscribe(m_reportModel);
     const ReportModel* rm = m_reportModel;
     connect(rm, &ReportModel::reportReset, this, &MainWindow::updateRunState);
     connect(rm, &ReportModel::runFinished, this, [this] {

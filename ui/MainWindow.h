@@ -29,6 +29,7 @@ class MainMenus;
 class GraphPanel;
 class ModelPicker;
 class ModuleAssignPanel;
+class TuningPanel;
 class RecommendationPanel;
 class ReportModel;
 class RunOptionsPane;
@@ -122,6 +123,7 @@ private:
     BreaksPanel* m_breaks = nullptr;
     ShapesPanel* m_shapes = nullptr;
     ModuleAssignPanel* m_modules = nullptr;
+    TuningPanel* m_tuning = nullptr;
     RunStatusLine* m_status = nullptr;
     MainMenus* m_menus = nullptr;
     bool m_probing = false;

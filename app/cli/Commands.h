@@ -19,6 +19,18 @@ struct CompareOptions {
     SummaryOptions summary;    // the goal the recommendation ranks for
 };
 
+// `tune MODEL --budget DURATION` (docs/tuning.md).
+struct TuneOptions {
+    CompareSettings settings; // model, device, workload, measurement, placement (no backends)
+    std::string budget;       // as typed: 300, 90s, 5m, 1h
+    std::string goal = "latency";
+    std::string space; // FILE.toml, or empty
+    std::string out;
+    bool json = false;
+    bool quiet = false;
+    bool progressJson = false;
+};
+
 struct ExportOptions {
     std::string report;
     std::string backend;
@@ -59,6 +71,9 @@ struct ImportOptions {
 };
 
 int runCompare(const CompareOptions& options);
+// Exit codes: kExitOk with a best setting, kExitAllFailed without one, kExitCancelled on Ctrl+C
+// (what was measured is saved), kExitUsage for a bad budget, goal or space file, before anything ran.
+int runTune(const TuneOptions& options);
 int runImport(const ImportOptions& options);
 // Reads a report for a command that shows it: on failure prints the error and gives nothing,
 // else prints the notes of what reading repaired.

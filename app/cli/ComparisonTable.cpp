@@ -12,6 +12,7 @@
 #include "analysis/Summary.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <vector>
 
@@ -213,6 +214,9 @@ void partsSection(std::ostringstream& out, const Report& report) {
 }
 
 void recommendationSection(std::ostringstream& out, const Report& report, const SummaryOptions& summary) {
+    if (report.tuning)
+        out << "\ntuning (" << report.tuning->goal << ", stopped by " << report.tuning->stoppedBy << "):\n"
+            << tuningTable(*report.tuning);
     if (report.search)
         out << "\nassignment search: " << format::searchSummary(*report.search) << "\n";
     const auto rec = recommend(report, summary.goal, summary.recommend);
@@ -309,6 +313,58 @@ std::string comparisonTable(const Report& report, const SummaryOptions& summary)
     recommendationSection(out, report, summary);
     adviceSection(out, report);
     return out.str();
+}
+
+namespace {
+
+std::string intervalText(const std::optional<double>& median, const std::optional<SpeedupInterval>& ci) {
+    if (!median)
+        return "-";
+    std::string out = format::ratio(median);
+    if (ci)
+        out += " (" + format::ratio(ci->first) + "-" + format::ratio(ci->second) + ")";
+    return out;
+}
+
+} // namespace
+
+std::string tuningTable(const TuneOutcome& t) {
+    std::string out;
+    const auto line = [&](const char* fmt, auto... args) {
+        std::string buffer(static_cast<size_t>(std::snprintf(nullptr, 0, fmt, args...)) + 1, '\0');
+        std::snprintf(buffer.data(), buffer.size(), fmt, args...);
+        buffer.pop_back();
+        out += buffer;
+    };
+    size_t width = 5;
+    for (const auto& c : t.candidates)
+        width = std::max(width, c.entry.size());
+    line("%-*s  %-8s %-24s %9s %11s %6s  %s\n", int(width), "entry", "origin", "speedup (95 % CI)",
+         "compile s", "peak", "rounds", "status");
+    for (const auto& c : t.candidates) {
+        std::string status = c.dropped ? "dropped: " + *c.dropped : c.status;
+        if (t.best && c.entry == t.best->entry)
+            status = "BEST";
+        line("%-*s  %-8s %-24s %9s %11s %6d  %s\n", int(width), c.entry.c_str(), c.origin.c_str(),
+             intervalText(c.speedup, c.speedupCi95).c_str(), format::seconds(c.compileSeconds).c_str(),
+             format::bytes(c.peakMemoryBytes).c_str(), c.rounds, status.c_str());
+    }
+    line("\n%s\n", t.verdict.c_str());
+    if (!t.pareto.empty()) {
+        line("Pareto front (speedup x compile time x peak memory):");
+        for (size_t i = 0; i < t.pareto.size(); ++i)
+            line("%s %s", i ? "," : "", t.pareto[i].c_str());
+        line("\n");
+    }
+    for (const auto& a : t.adviceOutcomes)
+        if (a.outcome.empty())
+            line("advice %s -> %s: %s\n", a.rule.c_str(), a.entry.c_str(), a.reason.c_str());
+        else
+            line("advice %s -> %s: %s (%s)\n", a.rule.c_str(), a.entry.c_str(), a.outcome.c_str(),
+                 a.reason.c_str());
+    if (t.best)
+        line("\n%s\n", t.best->snippet.c_str());
+    return out;
 }
 
 } // namespace fusescope::cli

@@ -48,6 +48,68 @@ std::vector<files::InputFile> inputFiles(const std::string& path, const std::str
     return {{path, what}};
 }
 
+// The measurement and placement options `compare` and `tune` share (docs/cli.md); their defaults
+// are what `settings` holds when they are added.
+void addMeasureOptions(CLI::App* app, CompareSettings& settings, std::string& threads, std::string& pin) {
+    app->add_option("--warmup", settings.measure.warmup, "Warm-up iterations per side")
+        ->check(countIn(0, kMaxWarmup))
+        ->type_name("N")
+        ->capture_default_str();
+    app->add_option("--min-runs", settings.measure.minRuns, "Timed iterations at least")
+        ->check(countIn(0, kMaxRuns))
+        ->type_name("N")
+        ->capture_default_str();
+    app->add_option("--min-time", settings.measure.minTimeSeconds, "Seconds of timed iterations at least")
+        ->check(secondsIn(0, kWeekSeconds))
+        ->type_name("SECONDS")
+        ->capture_default_str();
+    app->add_option("--max-runs", settings.measure.maxRuns, "Timed iterations at most")
+        ->check(countIn(1, kMaxRuns))
+        ->type_name("N")
+        ->capture_default_str();
+    app->add_option("--max-time", settings.measure.maxTimeSeconds, "Seconds of timed iterations at most")
+        ->check(secondsIn(0, kWeekSeconds, true))
+        ->type_name("SECONDS")
+        ->capture_default_str();
+    app->add_option(
+           "--confidence", settings.measure.confidencePct,
+           "After the minimums, time until the speedup's 95 % confidence interval is within "
+           "+-PCT % of it (or --max-runs/--max-time is reached); 0 turns it off (docs/measurement.md)")
+        ->check(numberIn(0, 100))
+        ->type_name("PCT")
+        ->capture_default_str();
+    app->add_option("--settle", settings.measure.settle,
+                    "Untimed calls of each side right before each timed call, so no timed call is the "
+                    "first after the other side ran; 0 times right after it (docs/measurement.md)")
+        ->check(countIn(0, MeasureSettings::kMaxSettle))
+        ->type_name("N")
+        ->capture_default_str();
+    app->add_option("--threads", threads,
+                    "torch intra-op threads in the worker: auto (one CPU fewer than the worker may use, all "
+                    "pinned ones with --pin) or N (docs/measurement.md)")
+        ->check(CLI::IsMember({"auto"}) | countIn(1, kMaxThreads))
+        ->type_name("N|auto")
+        ->capture_default_str();
+    app->add_option("--pin", pin, "CPUs the worker may run on, e.g. 0, 0-1 or 0,2 (default: all it inherits)")
+        ->check(cpuListOf())
+        ->type_name("CPUS");
+    app->add_option(
+           "--malloc", settings.placement.malloc,
+           "C allocator policy in the worker and the LibTorch runner: steady (fixed glibc thresholds: "
+           "a call's tensors reuse heap memory whatever ran before) or system (glibc's own, which "
+           "moves with the process's history) (docs/measurement.md)")
+        ->check(CLI::IsMember({"steady", "system"}))
+        ->capture_default_str();
+}
+
+// --threads and --pin as parsed (checked by their validators) into the placement.
+void applyPlacement(CompareSettings& settings, const std::string& threads, const std::string& pin) {
+    if (threads != "auto")
+        settings.placement.threads = std::stoi(threads);
+    if (!pin.empty())
+        settings.placement.pin = parseCpuList(pin, onlineCpus()).value_or(std::vector<int>{});
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -125,59 +187,9 @@ int main(int argc, char** argv) {
     cmp->add_option("--inductor-config", inductorConfig,
                     "Inductor option KEY=VALUE (VALUE as JSON, else a string), repeatable; e.g. "
                     "--inductor-config epilogue_fusion=false");
-    cmp->add_option("--warmup", compare.settings.measure.warmup, "Warm-up iterations per side")
-        ->check(countIn(0, kMaxWarmup))
-        ->type_name("N")
-        ->capture_default_str();
-    cmp->add_option("--min-runs", compare.settings.measure.minRuns, "Timed iterations at least")
-        ->check(countIn(0, kMaxRuns))
-        ->type_name("N")
-        ->capture_default_str();
-    cmp->add_option("--min-time", compare.settings.measure.minTimeSeconds,
-                    "Seconds of timed iterations at least")
-        ->check(secondsIn(0, kWeekSeconds))
-        ->type_name("SECONDS")
-        ->capture_default_str();
-    cmp->add_option("--max-runs", compare.settings.measure.maxRuns, "Timed iterations at most")
-        ->check(countIn(1, kMaxRuns))
-        ->type_name("N")
-        ->capture_default_str();
-    cmp->add_option("--max-time", compare.settings.measure.maxTimeSeconds,
-                    "Seconds of timed iterations at most")
-        ->check(secondsIn(0, kWeekSeconds, true))
-        ->type_name("SECONDS")
-        ->capture_default_str();
-    cmp->add_option(
-           "--confidence", compare.settings.measure.confidencePct,
-           "After the minimums, time until the speedup's 95 % confidence interval is within "
-           "+-PCT % of it (or --max-runs/--max-time is reached); 0 turns it off (docs/measurement.md)")
-        ->check(numberIn(0, 100))
-        ->type_name("PCT")
-        ->capture_default_str();
-    cmp->add_option("--settle", compare.settings.measure.settle,
-                    "Untimed calls of each side right before each timed call, so no timed call is the "
-                    "first after the other side ran; 0 times right after it (docs/measurement.md)")
-        ->check(countIn(0, MeasureSettings::kMaxSettle))
-        ->type_name("N")
-        ->capture_default_str();
     std::string threads = "auto";
-    cmp->add_option("--threads", threads,
-                    "torch intra-op threads in the worker: auto (one CPU fewer than the worker may use, all "
-                    "pinned ones with --pin) or N (docs/measurement.md)")
-        ->check(CLI::IsMember({"auto"}) | countIn(1, kMaxThreads))
-        ->type_name("N|auto")
-        ->capture_default_str();
     std::string pin;
-    cmp->add_option("--pin", pin, "CPUs the worker may run on, e.g. 0, 0-1 or 0,2 (default: all it inherits)")
-        ->check(cpuListOf())
-        ->type_name("CPUS");
-    cmp->add_option(
-           "--malloc", compare.settings.placement.malloc,
-           "C allocator policy in the worker and the LibTorch runner: steady (fixed glibc thresholds: "
-           "a call's tensors reuse heap memory whatever ran before) or system (glibc's own, which "
-           "moves with the process's history) (docs/measurement.md)")
-        ->check(CLI::IsMember({"steady", "system"}))
-        ->capture_default_str();
+    addMeasureOptions(cmp, compare.settings, threads, pin);
     cmp->add_flag("--warm-cache", compare.settings.warmCache,
                   "Reuse Inductor's compile caches (faster; compile time is then not a cold compile)");
     cmp->add_flag("--no-stages{false}", compare.settings.captureStages, "Skip IR stage capture");
@@ -201,6 +213,45 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     std::string inputs;
     cmp->add_option("--inputs", inputs, "Input spec for TorchScript files, e.g. 4x16:float32,4:int64");
+
+    TuneOptions tune;
+    // Racing measures each candidate briefly and comes back to the close ones (docs/tuning.md).
+    tune.settings.measure.minTimeSeconds = 0.5;
+    tune.settings.measure.maxTimeSeconds = 3;
+    std::string tuneThreads = "auto", tunePin, tuneRunMode = "inference";
+    auto* tun = cli.add_subcommand(
+        "tune",
+        "Race backends, modes and options on MODEL within a time budget and print the torch.compile call "
+        "to paste (docs/tuning.md)");
+    tun->add_option("model", tune.settings.model, "demo:mlp | ... | FILE.py | FILE.pt, as for compare")
+        ->required();
+    tun->add_option("--budget", tune.budget,
+                    "Time the whole tuning may take, in seconds (300) or with a unit (90s, 5m, 1h); it ends "
+                    "within it and keeps what it measured")
+        ->required()
+        ->type_name("DURATION");
+    tun->add_option("--goal", tune.goal, "What to tune for: latency, throughput, memory, compile")
+        ->capture_default_str();
+    tun->add_option("--space", tune.space,
+                    "A TOML file that narrows or extends the search space (docs/tuning.md, \"Space files\")")
+        ->type_name("FILE.toml");
+    tun->add_option("-d,--device", tune.settings.device, "cpu or cuda")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    tun->add_option("--mode", tuneRunMode, "inference or training (forward, loss, backward, optimizer step)")
+        ->capture_default_str();
+    tun->add_option("-t,--timeout", tune.settings.timeoutSeconds, "Seconds one candidate's run may take")
+        ->check(secondsIn(1, kWeekSeconds))
+        ->type_name("SECONDS")
+        ->capture_default_str();
+    tun->add_option("--inputs", tune.settings.inputs, "Input spec for TorchScript files, e.g. 4x16:float32");
+    tun->add_option("-o,--out", tune.out, "Write the report (.fscope) here, atomically, after every run");
+    tun->add_flag("--json", tune.json, "Print {\"tuning\": ...} (docs/tuning.md) instead of the table");
+    tun->add_flag("-q,--quiet", tune.quiet, "No progress on stderr");
+    tun->add_flag("--progress-json", tune.progressJson, "Progress on stderr as JSON lines (docs/cli.md)");
+    tun->add_flag("--trace", tune.settings.captureTrace,
+                  "Record kernel traces in each candidate's first run (the Traces and Roofline views)");
+    addMeasureOptions(tun, tune.settings, tuneThreads, tunePin);
 
     std::string showPath;
     bool showJson = false;
@@ -319,7 +370,7 @@ int main(int argc, char** argv) {
 
     // The interpreter every worker runs in (docs/worker.md, "Your own Python").
     std::string python;
-    for (CLI::App* command : {cmp, backends})
+    for (CLI::App* command : {cmp, tun, backends})
         command
             ->add_option("--python", python,
                          "Python interpreter (with torch) the worker runs in, e.g. ~/venv/bin/python; "
@@ -363,6 +414,23 @@ int main(int argc, char** argv) {
             }
         }
         if (auto bad = nonUtf8Argument(*cmp)) {
+            std::fprintf(stderr, "error: %s\n", bad->c_str());
+            return kExitUsage;
+        }
+    }
+
+    if (*tun) {
+        if (auto bad = files::checkModelPath(tune.settings.model)) {
+            std::fprintf(stderr, "error: model: %s\n", bad->message.c_str());
+            return kExitUsage;
+        }
+        if (!tune.out.empty())
+            if (auto bad =
+                    files::checkOutputPath(tune.out, inputFiles(tune.settings.model, "the model file"))) {
+                std::fprintf(stderr, "error: --out: %s\n", bad->message.c_str());
+                return kExitUsage;
+            }
+        if (auto bad = nonUtf8Argument(*tun)) {
             std::fprintf(stderr, "error: %s\n", bad->c_str());
             return kExitUsage;
         }
@@ -434,10 +502,7 @@ int main(int argc, char** argv) {
         if (bisect)
             settings.bisectBudgetSeconds = bisectBudget;
         settings.roofs = measureRoofs ? "measure" : noRoofs ? "skip" : "cached";
-        if (threads != "auto")
-            settings.placement.threads = std::stoi(threads); // checked by countIn above
-        if (!pin.empty())
-            settings.placement.pin = parseCpuList(pin, onlineCpus()).value_or(std::vector<int>{});
+        applyPlacement(settings, threads, pin);
         Setting bad = Setting::Backends;
         auto plan = planSession(settings, &bad);
         if (!plan) {
@@ -453,6 +518,11 @@ int main(int argc, char** argv) {
         }
         compare.summary.goal = *parsedGoal;
         return runCompare(compare);
+    }
+    if (*tun) {
+        tune.settings.mode = tuneRunMode;
+        applyPlacement(tune.settings, tuneThreads, tunePin);
+        return runTune(tune);
     }
     if (*show) {
         auto parsedGoal = goalFromString(showGoal);

@@ -30,8 +30,8 @@ constexpr int kExitNoDisplay = 1;
 constexpr int kExitUsage = 64; // as fusescope-cli's (docs/cli.md)
 
 // "roofline" is the Traces tab with its Roofline chart in front (docs/roofline.md).
-const QStringList kTabs = {"comparison", "graphs", "charts", "traces",
-                           "roofline",   "breaks", "shapes", "modules"};
+const QStringList kTabs = {"comparison", "graphs", "charts",  "traces", "roofline",
+                           "breaks",     "shapes", "modules", "tuning"};
 
 const char* const kHeadlessHints =
     "  Without a screen, use fusescope-cli, the same comparisons headless (fusescope-cli --help);\n"

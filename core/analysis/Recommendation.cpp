@@ -53,42 +53,6 @@ std::string precisionOf(const BackendRun& run) {
     return run.workload ? run.workload->precision : std::string("fp32");
 }
 
-// Why `run` cannot be ranked at all, or empty.
-std::string exclusionReason(const BackendRun& run) {
-    if (run.status != RunStatus::Ok) {
-        const std::string status = toString(run.status);
-        if (!run.error)
-            return status;
-        return status + " (" + run.error->code + "): " + firstLine(run.error->message);
-    }
-    if (!run.accuracy)
-        return "no accuracy check, so it cannot be trusted";
-    if (!run.accuracy->pass) {
-        const auto& a = *run.accuracy;
-        const std::string status = accuracyStatus(a);
-        // Only a tolerance verdict has numbers to quote; the other statuses say what happened instead.
-        std::string why =
-            "failed accuracy at " + precisionOf(run) +
-            (status == "fail_accuracy" ? " (max abs " + sci(a.maxAbs) + ", max rel " + sci(a.maxRel) +
-                                             ", tolerance " + sci(a.tolerance) + ")"
-                                       : " (" + status + ")");
-        return a.reason.empty() ? why : why + ": " + firstLine(a.reason);
-    }
-    if (run.training && run.training->gradientAccuracy && !run.training->gradientAccuracy->pass) {
-        const auto& g = *run.training->gradientAccuracy;
-        return "gradients differ from eager at " + precisionOf(run) + " (max rel " + sci(g.maxRel) + " in " +
-               (run.training->worstParameter.empty() ? std::string("a parameter")
-                                                     : run.training->worstParameter) +
-               ", tolerance " + sci(g.tolerance) + ")";
-    }
-    if (!pairedSpeedup(run))
-        return "no latency samples";
-    for (const auto& w : run.warnings)
-        if (w.code == "nnc_interpreter") // issue 33: a 10.5 s call was NNC's interpreter, not NNC
-            return "NNC ran on its IR interpreter (no LLVM in this LibTorch): the latency is not NNC's speed";
-    return {};
-}
-
 std::string speedupPhrase(const SpeedupEstimate& s, const char* what) {
     // The 95 % confidence interval of the median ratio is what ranking uses (Speedup.h); under 6
     // pairs there is none, and the quartiles are all there is to show.
@@ -255,6 +219,41 @@ std::string verdictFor(const Recommendation& rec, const Report& report, const Re
 }
 
 } // namespace
+
+std::string exclusionReason(const BackendRun& run) {
+    if (run.status != RunStatus::Ok) {
+        const std::string status = toString(run.status);
+        if (!run.error)
+            return status;
+        return status + " (" + run.error->code + "): " + firstLine(run.error->message);
+    }
+    if (!run.accuracy)
+        return "no accuracy check, so it cannot be trusted";
+    if (!run.accuracy->pass) {
+        const auto& a = *run.accuracy;
+        const std::string status = accuracyStatus(a);
+        // Only a tolerance verdict has numbers to quote; the other statuses say what happened instead.
+        std::string why =
+            "failed accuracy at " + precisionOf(run) +
+            (status == "fail_accuracy" ? " (max abs " + sci(a.maxAbs) + ", max rel " + sci(a.maxRel) +
+                                             ", tolerance " + sci(a.tolerance) + ")"
+                                       : " (" + status + ")");
+        return a.reason.empty() ? why : why + ": " + firstLine(a.reason);
+    }
+    if (run.training && run.training->gradientAccuracy && !run.training->gradientAccuracy->pass) {
+        const auto& g = *run.training->gradientAccuracy;
+        return "gradients differ from eager at " + precisionOf(run) + " (max rel " + sci(g.maxRel) + " in " +
+               (run.training->worstParameter.empty() ? std::string("a parameter")
+                                                     : run.training->worstParameter) +
+               ", tolerance " + sci(g.tolerance) + ")";
+    }
+    if (!pairedSpeedup(run))
+        return "no latency samples";
+    for (const auto& w : run.warnings)
+        if (w.code == "nnc_interpreter") // issue 33: a 10.5 s call was NNC's interpreter, not NNC
+            return "NNC ran on its IR interpreter (no LLVM in this LibTorch): the latency is not NNC's speed";
+    return {};
+}
 
 Recommendation recommend(const Report& report, Goal goal, const RecommendOptions& options) {
     Recommendation rec;

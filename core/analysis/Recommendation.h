@@ -45,6 +45,9 @@ struct Recommendation {
     std::vector<std::string> winners; // tier 1
 };
 
+// Why `run` cannot be ranked at all (not ok, no or failed accuracy, no samples, ...), or empty.
+std::string exclusionReason(const BackendRun& run);
+
 // Ranks the report's backends for `goal` from its own measurements only.
 Recommendation recommend(const Report& report, Goal goal, const RecommendOptions& options = {});
 

@@ -290,6 +290,8 @@ json summaryJson(const Report& report, const SummaryOptions& options) {
             {"backends", std::move(backends)},
             {"recommendation", toJson(recommend(report, options.goal, options.recommend))},
             {"search", report.search ? json(*report.search) : json(nullptr)},
+            // `tune` reports: the tuner's outcome as stored (docs/tuning.md); null otherwise
+            {"tuning", report.tuning ? json(*report.tuning) : json(nullptr)},
             // docs/advice.md: computed from the report each time, never stored in it
             {"advice", toJson(adviceFor(report))},
             {"warnings", reportWarnings(report)}, // stored, then derived (RunWarnings.h)

@@ -6,6 +6,7 @@
 #include "model/WorkloadText.h"
 
 #include <QTimer>
+#include <cmath>
 #include <memory>
 
 namespace fusescope {
@@ -14,6 +15,56 @@ CompareSession::CompareSession(std::vector<BackendFamily*> families, QObject* pa
     : QObject(parent)
     , m_families(std::move(families)) {
     qRegisterMetaType<fusescope::StreamEvent>();
+    m_budgetTimer.setSingleShot(true);
+    connect(&m_budgetTimer, &QTimer::timeout, this, &CompareSession::onBudgetEnded);
+}
+
+void CompareSession::setTuner(std::unique_ptr<Tuner> tuner, double budgetSeconds, double spentSeconds) {
+    m_tuner = std::move(tuner);
+    m_budgetSeconds = budgetSeconds;
+    m_spentSeconds = spentSeconds;
+}
+
+double CompareSession::elapsedSeconds() const {
+    return m_spentSeconds + (m_clock.isValid() ? m_clock.elapsed() / 1000.0 : 0);
+}
+
+void CompareSession::recordTuning() {
+    if (!m_tuner)
+        return;
+    std::string stopped;
+    if (!m_running)
+        stopped = m_cancelled && !m_budgetEnded ? "cancelled"
+                  : m_budgetEnded               ? "budget"
+                  : m_modelBroken               ? "model_error"
+                                                : m_tuner->stoppedBy();
+    m_report.tuning = m_tuner->outcome(m_report, elapsedSeconds(), m_running ? "running" : stopped);
+}
+
+void CompareSession::onBudgetEnded() {
+    if (!m_running)
+        return;
+    // The budget is a promise (docs/tuning.md): the run in progress stops now and is kept as stopped.
+    m_budgetEnded = true;
+    m_cancelled = true;
+    if (m_job)
+        m_job->cancel();
+}
+
+bool CompareSession::stepTuner(int* index, bool* rerun) {
+    if (m_modelBroken)
+        return false;
+    auto step = m_tuner->next(m_report, elapsedSeconds());
+    if (!step)
+        return false;
+    if (step->row >= 0 && step->row < static_cast<int>(m_report.backends.size())) {
+        *index = step->row;
+        *rerun = true;
+        return true;
+    }
+    appendRow(step->entry);
+    *index = m_nextRow++;
+    return true;
 }
 
 CompareSession::~CompareSession() = default;
@@ -44,6 +95,14 @@ void CompareSession::start(const std::vector<std::string>& backends, const RunRe
         m_report.settings.workload = base.workload;
     m_report.settings.bisectBudgetSeconds = base.bisectBudgetSeconds; // --bisect (docs/accuracy.md)
     m_search.reset();
+    m_budgetEnded = false;
+    m_modelBroken = false;
+    m_nextRow = 0;
+    m_clock.start();
+    if (m_tuner) {
+        m_budgetTimer.start(static_cast<int>(std::max(0.0, m_budgetSeconds - m_spentSeconds) * 1000));
+        m_report.settings.cache = "cold, then warm on each revisit"; // docs/tuning.md
+    }
     for (const auto& name : backends) {
         BackendRun run;
         run.name = name;
@@ -69,14 +128,18 @@ const BackendRun* CompareSession::liveRun() const {
 }
 
 void CompareSession::startNext() {
-    ++m_current;
-    if (m_current >= static_cast<int>(m_backends.size()) && !m_cancelled && m_searchWanted &&
-        extendWithSearch()) {
-        // extendWithSearch appended rows: m_current now indexes the first of them.
+    int index = -1;
+    bool rerun = false;
+    if (!m_cancelled) {
+        if (m_nextRow < static_cast<int>(m_backends.size()))
+            index = m_nextRow++;
+        else if (m_searchWanted && extendWithSearch()) // appended rows: run the first of them
+            index = m_nextRow++;
+        else if (m_tuner && !stepTuner(&index, &rerun))
+            index = -1;
     }
-    if (m_current >= static_cast<int>(m_backends.size()) || m_cancelled) {
-        for (size_t i = std::max(m_current, 0); i < m_report.backends.size(); ++i) {
-            auto& run = m_report.backends[i];
+    if (index < 0) {
+        for (auto& run : m_report.backends) {
             if (!run.finished()) {
                 run.status = RunStatus::Cancelled;
                 run.error = RunError{toString(ErrorCode::Cancelled),
@@ -86,13 +149,31 @@ void CompareSession::startNext() {
             }
         }
         m_current = -1;
+        m_currentRound = 0;
         m_running = false;
+        m_budgetTimer.stop();
+        recordTuning();
         emit finished();
         return;
     }
-    const int index = m_current;
+    m_current = index;
+    m_currentRound =
+        rerun ? static_cast<int>(std::max<size_t>(1, m_report.backends[index].rounds.size())) + 1 : 1;
     auto parsed = requestFor(m_backends[index], m_base);
+    if (parsed && rerun) {
+        // Another round of a finished row: a fresh process on warm caches, timing only.
+        parsed.value().warmCache = true;
+        parsed.value().captureStages = false;
+        parsed.value().captureCode = false;
+        parsed.value().captureTrace = false;
+        parsed.value().bisectBudgetSeconds.reset();
+    }
     emit backendStarted(index);
+    if (m_cancelled && rerun) {
+        // Cancelled by a receiver of backendStarted before the revisit started: the row stays as it was.
+        QTimer::singleShot(0, this, &CompareSession::startNext);
+        return;
+    }
     if (m_cancelled) {
         // Cancelled by a receiver of backendStarted, before its job existed.
         auto& run = m_report.backends[index];
@@ -136,7 +217,8 @@ void CompareSession::startNext() {
     connect(m_job.get(), &BackendJob::streamEvent, this,
             [this, index](const StreamEvent& ev) { emit backendEvent(index, ev); });
     connect(m_job.get(), &BackendJob::finished, this, &CompareSession::onJobFinished, Qt::QueuedConnection);
-    m_report.backends[index].status = RunStatus::Running;
+    if (!rerun)
+        m_report.backends[index].status = RunStatus::Running;
     m_job->start();
 }
 
@@ -152,6 +234,16 @@ void CompareSession::onJobFinished() {
     }
     BackendRun run = m_job->takeRun();
     m_job.reset();
+    if (m_budgetEnded && run.status == RunStatus::Cancelled && run.error)
+        run.error->message = "backend " + m_backends[index] + ": stopped, the tuning budget of " +
+                             std::to_string(static_cast<int>(std::lround(m_budgetSeconds))) + " s ended";
+    if (m_currentRound > 1) {
+        appendRound(m_report.backends[index], run, "warm");
+        recordTuning();
+        emit backendFinished(index);
+        startNext();
+        return;
+    }
     // The row keeps the label the user asked for (inductor@max-autotune), not the bare backend.
     run.name = m_backends[index];
     if (run.model && m_report.model.name.empty())
@@ -160,6 +252,7 @@ void CompareSession::onJobFinished() {
     m_report.backends[index] = std::move(run);
     if (m_search)
         m_report.search = m_search->outcome(m_report);
+    recordTuning();
     emit backendFinished(index);
     if (modelBroken)
         skipRemainingAfterModelError(index);
@@ -273,7 +366,8 @@ void CompareSession::skipRemainingAfterModelError(int failedIndex) {
                              {}};
         emit backendFinished(static_cast<int>(i));
     }
-    m_current = static_cast<int>(m_report.backends.size()) - 1;
+    m_nextRow = static_cast<int>(m_report.backends.size());
+    m_modelBroken = true; // the tuner would only meet the same error again
 }
 
 void CompareSession::cancel() {

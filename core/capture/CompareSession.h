@@ -2,11 +2,14 @@
 
 #include "BackendFamily.h"
 #include "analysis/AssignmentSearch.h"
+#include "analysis/Tuner.h"
 #include "model/BackendEntry.h"
 #include "model/Report.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 #include <memory>
 #include <vector>
 
@@ -26,10 +29,20 @@ public:
     // After the listed backends, search per-submodule assignments over the model's top-level
     // submodules with the torch.compile backends of the list (AssignmentSearch). Set before start().
     void setSearchAssignments(bool enabled) { m_searchWanted = enabled; }
+    // After the listed backends, let `tuner` say what to run (fusescope-cli tune, docs/tuning.md):
+    // new rows, and more rounds of finished rows, each round merged into its row (appendRound).
+    // The session ends within `budgetSeconds` of start() less `spentSeconds` already spent (the
+    // run in progress when it ends is stopped and kept as such); report().tuning holds the
+    // outcome after every row. Set before start().
+    void setTuner(std::unique_ptr<Tuner> tuner, double budgetSeconds, double spentSeconds = 0);
     void cancel();
     bool running() const { return m_running; }
 
     const Report& report() const { return m_report; }
+    // Seconds since start(), plus what setTuner said was spent before.
+    double elapsedSeconds() const;
+    // The round of the run in progress: 1 for a row's first run, 2.. for the tuner's revisits.
+    int currentRound() const { return m_currentRound; }
     Report& report() { return m_report; }
     // Index of the backend now running, or -1.
     int currentIndex() const { return m_current; }
@@ -52,6 +65,10 @@ private:
     // Appends the search's next candidates; false when there is nothing (more) to search.
     bool extendWithSearch();
     void appendRow(const std::string& label);
+    // The tuner's next step: a new row (true, *index its row) or a revisit (*rerun set too).
+    bool stepTuner(int* index, bool* rerun);
+    void onBudgetEnded();
+    void recordTuning();
 
     std::vector<BackendFamily*> m_families;
     std::vector<std::string> m_backends;
@@ -63,6 +80,15 @@ private:
     bool m_cancelled = false;
     bool m_searchWanted = false;
     std::unique_ptr<AssignmentSearch> m_search;
+    int m_nextRow = 0;      // the first row not run yet
+    int m_currentRound = 0; // of the run in progress
+    std::unique_ptr<Tuner> m_tuner;
+    double m_budgetSeconds = 0;
+    double m_spentSeconds = 0;
+    bool m_budgetEnded = false;
+    bool m_modelBroken = false; // a model error: every further run would fail the same way
+    QElapsedTimer m_clock;
+    QTimer m_budgetTimer;
 };
 
 // The request for one entry of a backend list: `NAME[@MODE][{OPTION,...}]` (CompileOptions.h) or a

@@ -68,11 +68,61 @@ void to_json(json& j, const SearchOutcome& s) {
          {"verdict", s.verdict}};
 }
 
+namespace {
+
+json intervalOrNull(const std::optional<SpeedupInterval>& ci) {
+    return ci ? json::array({ci->first, ci->second}) : json(nullptr);
+}
+
+} // namespace
+
+void to_json(json& j, const TuneOutcome& t) {
+    json candidates = json::array();
+    for (const auto& c : t.candidates)
+        candidates.push_back({{"entry", c.entry},
+                              {"origin", c.origin},
+                              {"status", c.status},
+                              {"speedup", orNull(c.speedup)},
+                              {"speedup_ci95", intervalOrNull(c.speedupCi95)},
+                              {"compile_s", orNull(c.compileSeconds)},
+                              {"peak_memory_bytes", orNull(c.peakMemoryBytes)},
+                              {"accuracy_status", textOrNull(c.accuracyStatus)},
+                              {"dropped", orNull(c.dropped)},
+                              {"rounds", c.rounds},
+                              {"advice", textOrNull(c.advice)}});
+    json best = nullptr;
+    if (t.best)
+        best = {{"entry", t.best->entry},
+                {"speedup", t.best->speedup},
+                {"speedup_ci95", intervalOrNull(t.best->speedupCi95)},
+                {"snippet", t.best->snippet}};
+    json advice = json::array();
+    for (const auto& a : t.adviceOutcomes)
+        advice.push_back({{"entry", a.entry},
+                          {"rule", a.rule},
+                          {"base", a.base},
+                          {"outcome", textOrNull(a.outcome)},
+                          {"reason", a.reason}});
+    j = {{"budget_s", t.budgetSeconds},
+         {"elapsed_s", t.elapsedSeconds},
+         {"goal", t.goal},
+         {"candidates", std::move(candidates)},
+         {"best", std::move(best)},
+         {"runners_up", t.runnersUp},
+         {"pareto", t.pareto},
+         {"advice_outcomes", std::move(advice)},
+         {"stopped_by", t.stoppedBy},
+         {"verdict", t.verdict},
+         {"notes", t.notes}};
+}
+
 void to_json(json& j, const Report& r) {
     j = {{"format", kReportFormatName}, {"schema", r.schema},           {"created", r.created},
          {"generator", r.generator},    {"model_spec", r.modelSpec},    {"model", r.model},
          {"device", r.device},          {"environment", r.environment}, {"settings", r.settings},
          {"backends", r.backends},      {"search", orNull(r.search)},   {"warnings", r.warnings}};
+    if (r.tuning) // `tune` reports only: a compare report writes back unchanged
+        j["tuning"] = *r.tuning;
     if (r.provenance)
         j["provenance"] = *r.provenance;
 }
@@ -137,6 +187,79 @@ std::optional<SpeedupRecord> readSpeedup(const Reader& r, const char* key) {
     return out;
 }
 
+std::optional<SpeedupInterval> readInterval(const Reader& r, const char* key) {
+    if (!r.has(key))
+        return std::nullopt;
+    const auto values = r.numbers(key);
+    if (values.size() != 2 || !(values[0] <= values[1])) {
+        r.failAt(key, "expected [low, high] with low <= high");
+        return std::nullopt;
+    }
+    return SpeedupInterval{values[0], values[1]};
+}
+
+bool oneOf(const std::string& value, std::initializer_list<const char*> allowed) {
+    return std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return value == a; });
+}
+
+std::optional<TuneOutcome> readTuneOutcome(const Reader& t) {
+    if (t.isNull() || !t.expectObject())
+        return std::nullopt;
+    TuneOutcome out;
+    out.budgetSeconds = t.number("budget_s");
+    out.elapsedSeconds = t.number("elapsed_s");
+    if (!(out.budgetSeconds >= 0) || !(out.elapsedSeconds >= 0))
+        t.fail("budget_s and elapsed_s must be >= 0");
+    out.goal = t.str("goal", "latency");
+    if (!oneOf(out.goal, {"latency", "throughput", "memory", "compile"}))
+        t.failAt("goal", "expected latency, throughput, memory or compile, got \"" + out.goal + "\"");
+    t.each("candidates", [&](const Reader& c) {
+        if (!c.expectObject())
+            return;
+        TuneCandidate cand;
+        if (!c.has("entry"))
+            c.fail("a candidate needs an \"entry\"");
+        cand.entry = c.str("entry");
+        cand.origin = c.str("origin", "space");
+        if (!oneOf(cand.origin, {"space", "advice", "assignment"}))
+            c.failAt("origin", "expected space, advice or assignment, got \"" + cand.origin + "\"");
+        cand.status = c.str("status", "pending");
+        cand.speedup = c.optNumber("speedup");
+        cand.speedupCi95 = readInterval(c, "speedup_ci95");
+        cand.compileSeconds = c.optNumber("compile_s");
+        cand.peakMemoryBytes = c.optInt64("peak_memory_bytes");
+        cand.accuracyStatus = c.str("accuracy_status");
+        cand.dropped = c.optStr("dropped");
+        cand.rounds = c.integer("rounds");
+        if (cand.rounds < 0)
+            c.failAt("rounds", "must be >= 0");
+        cand.advice = c.str("advice");
+        out.candidates.push_back(std::move(cand));
+    });
+    if (auto b = t.object("best")) {
+        TuneBest best;
+        best.entry = b->str("entry");
+        best.speedup = b->number("speedup");
+        best.speedupCi95 = readInterval(*b, "speedup_ci95");
+        best.snippet = b->str("snippet");
+        out.best = std::move(best);
+    }
+    out.runnersUp = t.strings("runners_up");
+    out.pareto = t.strings("pareto");
+    t.each("advice_outcomes", [&](const Reader& a) {
+        if (!a.expectObject())
+            return;
+        AdviceOutcome o{a.str("entry"), a.str("rule"), a.str("base"), a.str("outcome"), a.str("reason")};
+        if (!o.outcome.empty() && !oneOf(o.outcome, {"helped", "hurt", "no_difference"}))
+            a.failAt("outcome", "expected helped, hurt, no_difference or null, got \"" + o.outcome + "\"");
+        out.adviceOutcomes.push_back(std::move(o));
+    });
+    out.stoppedBy = t.str("stopped_by", "running");
+    out.verdict = t.str("verdict");
+    out.notes = t.strings("notes");
+    return out;
+}
+
 std::optional<SearchOutcome> readSearchOutcome(const Reader& s) {
     if (s.isNull() || !s.expectObject())
         return std::nullopt;
@@ -176,6 +299,14 @@ Result<WorkerEnvironment> decodeEnvironment(const json& j, const std::string& or
 Result<std::optional<SearchOutcome>> decodeSearchOutcome(const json& j, const std::string& origin) {
     Reader r(j, origin);
     auto out = readSearchOutcome(r);
+    if (auto err = r.error(kRecordCorrupt))
+        return *err;
+    return out;
+}
+
+Result<std::optional<TuneOutcome>> decodeTuneOutcome(const json& j, const std::string& origin) {
+    Reader r(j, origin);
+    auto out = readTuneOutcome(r);
     if (auto err = r.error(kRecordCorrupt))
         return *err;
     return out;
@@ -224,6 +355,8 @@ Result<Report> decodeReport(const json& j) {
     });
     if (r.has("search"))
         report.search = readSearchOutcome(r.child("search", j["search"]));
+    if (r.has("tuning")) // `tune` reports only
+        report.tuning = readTuneOutcome(r.child("tuning", j["tuning"]));
     if (r.has("warnings")) // run-wide; reports written before them have none
         report.warnings = readWarnings(r);
     if (auto p = r.object("provenance")) { // reports written before it have none

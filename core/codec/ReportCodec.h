@@ -19,6 +19,8 @@ void to_json(nlohmann::json& j, const SpeedupRecord& speedup);
 void to_json(nlohmann::json& j, const SearchCandidate& candidate);
 // {"error": why} when the search did not run; else every member, null where unknown.
 void to_json(nlohmann::json& j, const SearchOutcome& search);
+// report `tuning` and `tune --json`'s `tuning` (docs/tuning.md): the contract's members, then ours.
+void to_json(nlohmann::json& j, const TuneOutcome& tuning);
 void to_json(nlohmann::json& j, const Report& report);
 
 } // namespace fusescope
@@ -34,5 +36,8 @@ Result<WorkerEnvironment> decodeEnvironment(const nlohmann::json& j, const std::
 // A report's `search`; null is no search.
 Result<std::optional<SearchOutcome>> decodeSearchOutcome(const nlohmann::json& j,
                                                          const std::string& origin = {});
+
+// A report's `tuning`; null is no tuning.
+Result<std::optional<TuneOutcome>> decodeTuneOutcome(const nlohmann::json& j, const std::string& origin = {});
 
 } // namespace fusescope::codec

@@ -7,6 +7,8 @@
 #include "model/ErrorCode.h"
 #include "model/JsonUtil.h"
 
+#include <algorithm>
+
 namespace fusescope {
 
 using jsonutil::orNull;
@@ -192,6 +194,20 @@ void to_json(json& j, const BackendRun& r) {
         j["compile_breakdown_graphs"] = compileGraphsJson(r.graphCompileBreakdown);
     j["wall_s"] = r.wallSeconds;
     j["samples"] = {{"eager", r.eagerSamplesMs}, {"compiled", r.compiledSamplesMs}};
+    if (!r.rounds.empty()) { // rows the tuner measured in more than one process (docs/tuning.md)
+        json rounds = json::array();
+        for (const auto& round : r.rounds) {
+            json o = {{"first_sample", round.firstSample},
+                      {"compile_s", orNull(round.compileSeconds)},
+                      {"cache", round.cache},
+                      {"status", round.status},
+                      {"wall_s", round.wallSeconds}};
+            if (!round.error.empty())
+                o["error"] = round.error;
+            rounds.push_back(std::move(o));
+        }
+        j["rounds"] = std::move(rounds);
+    }
     j["peak_memory_bytes"] = orNull(r.peakMemoryBytes);
     j["eager_peak_memory_bytes"] = orNull(r.eagerPeakMemoryBytes);
     if (r.tuning) // tuned rows only
@@ -808,6 +824,38 @@ void readResultFields(const Reader& r, BackendRun& run) {
 
 } // namespace
 
+namespace {
+
+// `rounds` (docs/report-format.md): in order, each starting at or after the one before and
+// inside the samples; absent in rows one process measured.
+void readRounds(const Reader& r, BackendRun& run) {
+    const auto samples =
+        static_cast<int64_t>(std::min(run.eagerSamplesMs.size(), run.compiledSamplesMs.size()));
+    int64_t previous = 0;
+    r.each("rounds", [&](const Reader& o) {
+        if (!o.expectObject())
+            return;
+        MeasureRound round;
+        round.firstSample = o.int64("first_sample");
+        if (round.firstSample < previous || round.firstSample > samples) {
+            o.failAt("first_sample", "expected a sample index from " + std::to_string(previous) + " to " +
+                                         std::to_string(samples) + " (rounds in order, inside the samples)");
+            return;
+        }
+        previous = round.firstSample;
+        round.compileSeconds = o.optNumber("compile_s");
+        if (round.compileSeconds && !(*round.compileSeconds >= 0))
+            o.failAt("compile_s", "must be >= 0");
+        round.cache = o.str("cache", "cold");
+        round.status = o.str("status", "ok");
+        round.error = o.str("error");
+        round.wallSeconds = o.number("wall_s");
+        run.rounds.push_back(std::move(round));
+    });
+}
+
+} // namespace
+
 void readBackendRun(const Reader& r, BackendRun& run) {
     if (!r.has("name"))
         r.fail("a backend run needs a \"name\"");
@@ -825,6 +873,7 @@ void readBackendRun(const Reader& r, BackendRun& run) {
         run.eagerSamplesMs = samples->numbers("eager");
         run.compiledSamplesMs = samples->numbers("compiled");
     }
+    readRounds(r, run);
     readResultFields(r, run);
     appendObjects(r, "stages", run.stages, readStageGraph);
     appendObjects(r, "code", run.code, readCode);

@@ -209,6 +209,18 @@ struct CodeArtifact {
     std::string text;
 };
 
+// One worker process's share of a row measured by several (the tuner's revisits, docs/tuning.md):
+// the samples from `firstSample` up to the next round's came from it. A failed round adds none.
+struct MeasureRound {
+    int64_t firstSample = 0;
+    std::optional<double> compileSeconds;
+    std::string cache = "cold"; // cold | warm: the compile caches that round started with
+    std::string status = "ok";  // a run status
+    std::string error;          // why a round that did not finish failed
+    double wallSeconds = 0;     // the round's worker process, start to result
+    bool operator==(const MeasureRound&) const = default;
+};
+
 // Everything one backend produced for one model: stages, samples, numbers, errors.
 struct BackendRun {
     std::string name;
@@ -236,6 +248,9 @@ struct BackendRun {
     // Interleaved samples from the same worker process: eager is this run's baseline.
     std::vector<double> eagerSamplesMs;
     std::vector<double> compiledSamplesMs;
+    // Empty: one worker process measured every sample (every `compare` row). Else one per process,
+    // in order; round 1 is the row's own run (its compile_s, stages, trace).
+    std::vector<MeasureRound> rounds;
 
     std::optional<int64_t> peakMemoryBytes;
     std::optional<int64_t> eagerPeakMemoryBytes;

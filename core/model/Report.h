@@ -4,6 +4,7 @@
 #include "Provenance.h"
 #include "RunSettings.h"
 #include "SearchOutcome.h"
+#include "TuneOutcome.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -41,6 +42,8 @@ struct ReportHeader {
     RunSettings settings;
     // `--search-assign`: the assignment search's outcome (analysis/AssignmentSearch), or none.
     std::optional<SearchOutcome> search;
+    // `fusescope-cli tune`: the tuner's candidates and answer (analysis/Tuner), or none.
+    std::optional<TuneOutcome> tuning;
     // Run-wide warnings (docs/measurement.md, "Machine check and warnings"), e.g. machine_busy from
     // the check before the first backend; each run has its own in BackendRun::warnings.
     std::vector<RunWarning> warnings;

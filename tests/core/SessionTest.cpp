@@ -11,6 +11,7 @@
 #include "report/ReportFile.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMutex>
 #include <QSignalSpy>
@@ -46,8 +47,9 @@ bool openFixture(ReportModel& model) {
     return opened.wait(5000);
 }
 
-// What a fake backend does when it runs.
-enum class Outcome { Ok, ModelError, Hang };
+// What a fake backend does when it runs. Timed* give 20 pairs at a known speedup, accuracy passed
+// (the tuner's scripted candidates): TimedFast 2.0x, TimedClose 1.98x, TimedSlow 1.2x.
+enum class Outcome { Ok, ModelError, Hang, TimedFast, TimedClose, TimedSlow };
 
 // Every job start, in order, across the families of a test (the engine thread writes it).
 struct StartLog {
@@ -84,6 +86,21 @@ public:
             if (m_outcome == Outcome::ModelError) {
                 m_run.status = RunStatus::Failed;
                 m_run.error = RunError{"model_invalid", "model.py has no model", "model.py", {}};
+            } else if (m_outcome == Outcome::TimedFast || m_outcome == Outcome::TimedClose ||
+                       m_outcome == Outcome::TimedSlow) {
+                const double speedup = m_outcome == Outcome::TimedFast    ? 2.0
+                                       : m_outcome == Outcome::TimedClose ? 1.98
+                                                                          : 1.2;
+                m_run.status = RunStatus::Ok;
+                m_run.eagerSamplesMs.assign(20, 2.0);
+                m_run.compiledSamplesMs.clear();
+                for (int i = 0; i < 20; ++i)
+                    m_run.compiledSamplesMs.push_back(2.0 / speedup * (1.0 + 0.005 * ((i % 5) - 2)));
+                Accuracy accuracy;
+                accuracy.pass = true;
+                accuracy.status = "pass";
+                m_run.accuracy = accuracy;
+                m_run.wallSeconds = 0.001;
             } else {
                 m_run.status = RunStatus::Ok;
                 m_run.compiledSamplesMs = {1.0, 1.0, 1.0};
@@ -181,6 +198,67 @@ std::string codeOf(const BackendRun& run) {
 class SessionTest : public QObject {
     Q_OBJECT
 private slots:
+    // The tuner drives the session (docs/tuning.md): screening, the clearly slower dropped, the
+    // close ones revisited in fresh jobs whose samples join their rows, the outcome in the report.
+    void tunerRacesTheCloseOnesToMaxRounds() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(
+            std::make_unique<FakeFamily>("torch_compile",
+                                         std::map<std::string, Outcome>{{"fast", Outcome::TimedFast},
+                                                                        {"close", Outcome::TimedClose},
+                                                                        {"lagging", Outcome::TimedSlow}},
+                                         &log));
+        CompareSession session(pointers(families));
+        std::vector<TuneSpaceEntry> space = {
+            {"fast", "space", ""}, {"lagging", "space", ""}, {"close", "space", ""}};
+        session.setTuner(std::make_unique<Tuner>(space, Goal::Latency, 60, false, 3), 60);
+        QSignalSpy finished(&session, &CompareSession::finished);
+        session.start({}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        QCOMPARE(log.get(),
+                 (std::vector<std::string>{"fast", "lagging", "close", "fast", "close", "fast", "close"}));
+        const auto& rows = session.report().backends;
+        QCOMPARE(rows.size(), size_t(3)); // revisits join their rows
+        QCOMPARE(rows[0].rounds.size(), size_t(3));
+        QCOMPARE(rows[0].eagerSamplesMs.size(), size_t(60));
+        QCOMPARE(rows[0].rounds[2].cache, std::string("warm"));
+        QCOMPARE(rows[1].rounds.size(), size_t(0));
+        const auto& tuning = session.report().tuning;
+        QVERIFY(tuning.has_value());
+        QCOMPARE(tuning->stoppedBy, std::string("max_rounds"));
+        QCOMPARE(tuning->best->entry, std::string("fast"));
+        QCOMPARE(tuning->runnersUp, std::vector<std::string>{"close"});
+        QVERIFY(tuning->candidates[1].dropped.has_value());
+        QCOMPARE(session.report().settings.cache, std::string("cold, then warm on each revisit"));
+    }
+
+    // The budget is a promise: a candidate still running when it ends is stopped, named so, and
+    // everything measured before it is kept.
+    void tunerBudgetStopsTheRunInProgress() {
+        StartLog log;
+        std::vector<std::unique_ptr<BackendFamily>> families;
+        families.push_back(std::make_unique<FakeFamily>(
+            "torch_compile",
+            std::map<std::string, Outcome>{{"fast", Outcome::TimedFast}, {"hang", Outcome::Hang}}, &log));
+        CompareSession session(pointers(families));
+        std::vector<TuneSpaceEntry> space = {{"fast", "space", ""}, {"hang", "space", ""}};
+        session.setTuner(std::make_unique<Tuner>(space, Goal::Latency, 1.5, false, 3), 1.5, 0.5);
+        QSignalSpy finished(&session, &CompareSession::finished);
+        QElapsedTimer clock;
+        clock.start();
+        session.start({}, baseRequest());
+        QVERIFY(finished.wait(5000));
+        QVERIFY(clock.elapsed() < 1500); // 1.5 s budget, 0.5 s of it spent before start()
+        const auto& rows = session.report().backends;
+        QCOMPARE(rows.size(), size_t(2));
+        QCOMPARE(rows[0].status, RunStatus::Ok);
+        QCOMPARE(rows[1].status, RunStatus::Cancelled);
+        QVERIFY(rows[1].error->message.find("the tuning budget of 2 s ended") != std::string::npos);
+        QCOMPARE(session.report().tuning->stoppedBy, std::string("budget"));
+        QCOMPARE(session.report().tuning->best->entry, std::string("fast"));
+    }
+
     // The backends run one after another in the order given, each in its own job.
     void runsBackendsInTheOrderGiven() {
         StartLog log;

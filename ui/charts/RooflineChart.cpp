@@ -1,5 +1,7 @@
 #include "RooflineChart.h"
 
+#include "PointPicking.h"
+
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -183,18 +185,10 @@ void RooflineChart::selectKernel(const QString& traceName) {
 }
 
 QString RooflineChart::kernelAt(const QPoint& pos, double radius) const {
-    QString best;
-    double bestDistance = radius;
-    for (const auto& k : m_placed) {
-        const double dx = m_plot->xAxis->coordToPixel(*k.intensity) - pos.x();
-        const double dy = m_plot->yAxis->coordToPixel(*k.gflops) - pos.y();
-        const double distance = std::hypot(dx, dy);
-        if (distance <= bestDistance) {
-            bestDistance = distance;
-            best = QString::fromStdString(k.traceName);
-        }
-    }
-    return best;
+    const int i = nearestPoint(
+        *m_plot, m_placed.size(),
+        [&](size_t k) { return std::pair(*m_placed[k].intensity, *m_placed[k].gflops); }, pos, radius);
+    return i < 0 ? QString() : QString::fromStdString(m_placed[i].traceName);
 }
 
 void RooflineChart::onMousePress(QMouseEvent* event) {

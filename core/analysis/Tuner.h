@@ -1,0 +1,101 @@
+#pragma once
+
+#include "Recommendation.h"
+#include "Speedup.h"
+#include "TuneSpace.h"
+#include "model/Report.h"
+#include "model/TuneOutcome.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusescope {
+
+// The tuner of `fusescope-cli tune` (docs/tuning.md): races the candidates of a space within a
+// time budget. Pure logic over the report, like AssignmentSearch: it says which row to run next
+// (a new candidate, or another round of one already measured), reads every result back from the
+// report's rows, and writes its outcome. The session (capture/CompareSession) runs what it says.
+//
+// Racing, not a grid: every candidate is measured once (screening), candidates that fail, fail
+// accuracy or are clearly worse than the leader are dropped with the reason, and the rest of the
+// budget goes to more rounds (fresh worker processes, warm caches) of the candidates the leader
+// is not yet separated from, fewest rounds first, until it is separated, each has maxRounds, or
+// the budget ends.
+struct TuneStep {
+    std::string entry; // what to run
+    int row = -1;      // -1: a new row named `entry`; else another round of report row `row`
+    bool operator==(const TuneStep&) const = default;
+};
+
+// How much wider than one process's interval a speedup's is across processes (docs/tuning.md,
+// "Intervals across processes"): paired speedups of the same row move by about +-2 % between fresh
+// processes on these machines (docs/measurement.md), more than one process's interval says.
+inline constexpr double kBetweenProcessSpread = 0.02;
+// The compile goal races candidates that compile within this (Recommendation's compile budget).
+inline constexpr double kTuneCompileGoalSeconds = 60;
+// Advice adds at most this many candidates, so a budget is not spent on advice chains.
+inline constexpr int kTuneMaxAdviceCandidates = 8;
+
+// A candidate's speedup across its rounds: the median of every paired ratio, with the 95 % interval
+// of that median widened by the spread between processes over sqrt(rounds).
+struct PooledSpeedup {
+    double median = 0;
+    std::optional<SpeedupInterval> ci95;
+    int rounds = 0;
+    int pairs = 0;
+};
+std::optional<PooledSpeedup> pooledSpeedup(const BackendRun& row);
+
+class Tuner {
+public:
+    Tuner(std::vector<TuneSpaceEntry> space, Goal goal, double budgetSeconds, bool advice = true,
+          int maxRounds = 5, std::vector<std::string> notes = {});
+
+    // What to run next, given the report so far and the seconds spent; nullopt: the tuning is over
+    // (stoppedBy() says why).
+    std::optional<TuneStep> next(const Report& report, double elapsedSeconds);
+    // The outcome so far; `stoppedBy` overrides the tuner's own reason (cancelled, budget).
+    TuneOutcome outcome(const Report& report, double elapsedSeconds, const std::string& stoppedBy = {}) const;
+    const std::string& stoppedBy() const { return m_stoppedBy; }
+
+private:
+    struct Candidate {
+        std::string entry;
+        std::string origin;
+        std::string advice; // rule, origin advice
+        std::optional<std::string> dropped;
+    };
+    struct AdviceLink {
+        std::string entry, rule, base;
+    };
+    void addAdvice(const Report& report);
+    void updateDrops(const Report& report);
+    // The accurate, measured candidates' leader for the goal, or -1.
+    int leader(const Report& report) const;
+    bool racing() const { return m_goal != Goal::Memory; }
+
+    std::vector<Candidate> m_candidates;
+    std::vector<AdviceLink> m_advice;
+    Goal m_goal;
+    double m_budget;
+    bool m_adviceOn;
+    int m_maxRounds;
+    std::vector<std::string> m_notes;
+    std::string m_stoppedBy = "running";
+};
+
+// The torch.compile call to paste for `entry` (docs/tuning.md, "The snippet"). Entries of other
+// families say what runs them instead, as a Python comment.
+std::string tuneSnippet(const std::string& entry, const std::string& family = "torch_compile");
+
+// Appends one more round of a row (a fresh worker process's run of the same entry) to `row`: its
+// samples after the row's, its warnings under "round N", an accuracy failure over a pass. The
+// row's compile time, stages and trace stay round 1's.
+void appendRound(BackendRun& row, const BackendRun& round, const std::string& cache);
+
+// `tuning` of the summary JSON and `tune --json` (the same object the report stores).
+nlohmann::json toJson(const TuneOutcome& outcome);
+
+} // namespace fusescope
