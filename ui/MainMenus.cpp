@@ -52,6 +52,9 @@ void MainMenus::buildRunMenu() {
     auto* run = m_window->menuBar()->addMenu(tr("&Run"));
     m_run = run->addAction(tr("&Run Comparison"), this, &MainMenus::runRequested);
     m_run->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    m_tune =
+        run->addAction(tr("&Tune..."), QKeySequence(Qt::CTRL | Qt::Key_T), this, &MainMenus::tuneRequested);
+    m_tune->setToolTip(tr("Race backends, modes and options on the model within a time budget (Ctrl+T)"));
     m_cancel = run->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainMenus::cancelRequested);
     run->addSeparator();
     run->addAction(tr("&Python Interpreter..."), this, &MainMenus::pythonRequested);
@@ -74,6 +77,7 @@ void MainMenus::buildViewMenu() {
 
 void MainMenus::setRunState(bool running, bool hasRows) {
     m_run->setEnabled(!running);
+    m_tune->setEnabled(!running);
     m_cancel->setEnabled(running);
     m_save->setEnabled(!running && hasRows);
     m_exportHtml->setEnabled(!running && hasRows);

@@ -21,6 +21,7 @@ public:
     MainMenus(QMainWindow* window, const ReportModel* report);
 
     QAction* runAction() const { return m_run; }
+    QAction* tuneAction() const { return m_tune; }
     QAction* cancelAction() const { return m_cancel; }
     // Run while idle, Cancel while running, Save when idle with rows to save.
     void setRunState(bool running, bool hasRows);
@@ -29,6 +30,7 @@ public:
 
 signals:
     void runRequested();
+    void tuneRequested(); // Run > Tune...: the budget dialog, then a tuning (docs/tuning.md)
     void cancelRequested();
     void pythonRequested();
     void compareRequested();                    // File > Compare with Report...
@@ -41,7 +43,7 @@ signals:
     void findNodeRequested();
     void findNextRequested();
     void findPreviousRequested();
-    void tabRequested(int index); // Alt+1..7, in the tabs' order
+    void tabRequested(int index); // Alt+1..8, in the tabs' order
     void goalRequested();         // Ctrl+G: the recommendation's goal box
     void message(const QString& text);
 
@@ -59,6 +61,7 @@ private:
     const ReportModel* m_report;
     QMenu* m_recent = nullptr;
     QAction* m_run = nullptr;
+    QAction* m_tune = nullptr;
     QAction* m_cancel = nullptr;
     QAction* m_save = nullptr;
     QAction* m_exportHtml = nullptr;

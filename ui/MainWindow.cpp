@@ -20,6 +20,7 @@
 #include "ShapesPanel.h"
 #include "SuiteView.h"
 #include "TracePanel.h"
+#include "TuneDialog.h"
 #include "TuningPanel.h"
 #include "WorkloadOptions.h"
 #include "engine/Engine.h"
@@ -73,6 +74,12 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::routeActions() {
     connect(m_menus, &MainMenus::runRequested, this, &MainWindow::startRun);
+    connect(m_menus, &MainMenus::tuneRequested, this, [this] {
+        TuneDialog dialog(this);
+        if (dialog.exec() == QDialog::Accepted)
+            if (auto settings = dialog.settings())
+                startTune(settings.value());
+    });
     connect(m_menus, &MainMenus::cancelRequested, this, &MainWindow::cancelRun);
     connect(m_menus, &MainMenus::pythonRequested, this, &MainWindow::choosePython);
     connect(m_menus, &MainMenus::pathChosen, this, &MainWindow::openPath);
@@ -111,6 +118,7 @@ void MainWindow::buildLayout() {
     m_modelCombo = new ModelPicker;
     toolbar->addWidget(m_modelCombo);
     toolbar->addAction(m_menus->runAction());
+    toolbar->addAction(m_menus->tuneAction());
     toolbar->addAction(m_menus->cancelAction());
 
     auto* backendPane = new QWidget;
@@ -197,7 +205,17 @@ void MainWindow::subscribeToReport() {
     connect(rm, &ReportModel::runFinished, this, [this] {
         updateRunState();
         m_comparison->selectFirstRow(true);
+        if (m_tuneStarted && report().tuning) {
+            m_tabs->setCurrentWidget(m_tuning);
+            setStatus(q(report().tuning->verdict));
+        }
+        m_tuneStarted = false;
         emit runFinished();
+    });
+    connect(rm, &ReportModel::tuneFailed, this, [this](const QString& message) {
+        m_tuneStarted = false;
+        updateRunState();
+        setStatus(tr("Tune: %1").arg(message));
     });
     connect(rm, &ReportModel::opened, this, [this](quint64, const QString& path) { onReportOpened(path); });
     connect(rm, &ReportModel::openFailed, this, [this](quint64, const QString&, const QString& message) {
@@ -229,6 +247,8 @@ void MainWindow::probeBackends() {
             if (m_runAfterProbe) {
                 m_runAfterProbe = false;
                 startRun();
+            } else if (auto tune = std::exchange(m_tuneAfterProbe, std::nullopt)) {
+                startTune(*tune);
             }
         },
         Qt::SingleShotConnection);
@@ -323,34 +343,71 @@ void MainWindow::startRun() {
     }
     const QStringList backends = checkedBackends();
     const QString model = m_modelCombo->spec();
-    if (model.isEmpty() || backends.isEmpty()) {
+    if (backends.isEmpty()) {
         setStatus(tr("Choose a model and at least one backend."));
         return;
     }
+    auto request = runnableRequest();
+    if (!request)
+        return;
+    std::vector<std::string> names;
+    for (const auto& b : backends)
+        names.push_back(b.toStdString());
+    m_reportModel->startRun(names, *request, workloadOptions()->searchAssignments());
+    RecentFiles::add(model);
+    m_menus->rebuildRecent();
+    setWindowTitle(QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request->workload)));
+    updateRunState();
+}
+
+std::optional<RunRequest> MainWindow::runnableRequest() {
+    const QString model = m_modelCombo->spec();
+    if (model.isEmpty()) {
+        setStatus(tr("Choose a model first."));
+        return std::nullopt;
+    }
     if (const QString problem = modelPathProblem(model); !problem.isEmpty()) {
         setStatus(problem);
-        return;
+        return std::nullopt;
     }
     auto request = baseRequest();
     if (!request) {
         setStatus(q(request.error().message));
         if (!workloadOptions()->shapesProblem().isEmpty())
             workloadOptions()->shapesEdit()->setFocus();
+        return std::nullopt;
+    }
+    return request.value();
+}
+
+void MainWindow::startTune(const TuneSettings& settings) {
+    if (isRunning())
+        return;
+    if (m_probing) { // as startRun: never measure beside the probe's Python
+        m_tuneAfterProbe = settings;
+        setStatus(tr("Waiting for the backend probe to finish before tuning..."));
         return;
     }
-    std::vector<std::string> names;
-    for (const auto& b : backends)
-        names.push_back(b.toStdString());
-    m_reportModel->startRun(names, request.value(), workloadOptions()->searchAssignments());
+    const QString model = m_modelCombo->spec();
+    auto request = runnableRequest();
+    if (!request)
+        return;
+    m_tuneStarted = true;
+    m_reportModel->startTune(*request, settings);
+    setStatus(tr("Tuning %1 for %2 within %3 s: finding the backends available here...")
+                  .arg(model, QString::fromLatin1(toString(settings.goal)))
+                  .arg(settings.budgetSeconds, 0, 'f', 0));
+    m_tabs->setCurrentWidget(m_tuning);
     RecentFiles::add(model);
     m_menus->rebuildRecent();
-    setWindowTitle(QString("FuseScope - %1 (%2)").arg(model, workloadSummary(request.value().workload)));
+    setWindowTitle(QString("FuseScope - %1 (tuning)").arg(model));
     updateRunState();
 }
 
 void MainWindow::cancelRun() {
-    if (m_runAfterProbe) {
+    if (m_runAfterProbe || m_tuneAfterProbe) {
         m_runAfterProbe = false;
+        m_tuneAfterProbe.reset();
         setStatus(tr("Run cancelled before it started."));
     }
     if (isRunning()) {

@@ -6,6 +6,7 @@
 #include "RunOptionsPane.h"
 #include "RunStatusLine.h"
 #include "capture/CompareSession.h"
+#include "capture/TuneSetup.h"
 #include "engine/ReportModel.h"
 #include "model/Report.h"
 #include "model/Result.h"
@@ -50,6 +51,9 @@ public:
     void setModelSpec(const QString& spec) { m_modelCombo->setSpec(spec); }
     void setBackends(const QStringList& names) { m_backends->setBackends(names); }
     void startRun();
+    // A tuning of the model with the Options pane's settings (Run > Tune..., docs/tuning.md);
+    // the Tuning tab shows it as it goes and when it ends.
+    void startTune(const TuneSettings& settings);
     // Stops the run (or the run still waiting for the probe); what finished stays.
     void cancelRun();
     // Opens a report and waits for the engine's answer (the command line, tests); the menus and
@@ -77,6 +81,9 @@ public:
     }
     // The request every backend of the next run starts from, or what is wrong with the options.
     Result<RunRequest> baseRequest() const { return m_options->baseRequest(m_modelCombo->spec()); }
+    // The request a run or a tuning starts from, or nullopt with the problem in the status line
+    // (no model, a model path that is not a model, a bad option).
+    std::optional<RunRequest> runnableRequest();
     // Opens whatever a user hands over: a .fscope report, or a model file / spec to run.
     void openPath(const QString& path);
     // Switches to the Graphs tab on a backend's stages.
@@ -124,10 +131,12 @@ private:
     ShapesPanel* m_shapes = nullptr;
     ModuleAssignPanel* m_modules = nullptr;
     TuningPanel* m_tuning = nullptr;
+    bool m_tuneStarted = false; // the run in progress is a tuning: its end shows the Tuning tab
     RunStatusLine* m_status = nullptr;
     MainMenus* m_menus = nullptr;
     bool m_probing = false;
     bool m_runAfterProbe = false;
+    std::optional<TuneSettings> m_tuneAfterProbe; // a tuning asked for while the probe ran
 };
 
 } // namespace fusescope

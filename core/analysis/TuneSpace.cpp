@@ -25,6 +25,20 @@ bool contains(const std::vector<std::string>& list, const std::string& value) {
 
 } // namespace
 
+TuneMachine tuneMachineHere(const std::string& device, bool training) {
+    TuneMachine m{device, false, training};
+    if (device != "cpu")
+        return m;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line))
+        if (line.rfind("flags", 0) == 0) {
+            m.avx512 = (line + " ").find(" avx512f ") != std::string::npos;
+            break;
+        }
+    return m;
+}
+
 TuneDimensions defaultTuneDimensions(const std::vector<BackendChoice>& backends, const TuneMachine& machine) {
     TuneDimensions d;
     const bool cuda = machine.device.rfind("cuda", 0) == 0;

@@ -45,6 +45,9 @@ struct TuneMachine {
     bool training = false; // the workload trains: freezing is inference only
 };
 
+// This machine, for `device` and the workload: AVX-512 from /proc/cpuinfo on a CPU.
+TuneMachine tuneMachineHere(const std::string& device, bool training);
+
 // The defaults for these backends on this machine.
 TuneDimensions defaultTuneDimensions(const std::vector<BackendChoice>& backends, const TuneMachine& machine);
 

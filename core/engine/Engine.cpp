@@ -56,18 +56,33 @@ public:
         : m_engine(engine)
         , m_families(std::move(families)) {}
 
-    void startRun(const std::vector<std::string>& backends, const RunRequest& base, bool search) {
+    void startTune(const RunRequest& base, const TuneSettings& settings) {
+        endSession();
+        QElapsedTimer clock;
+        clock.start();
+        // Probing starts a worker (seconds), with families of its own as Engine::probe's: the
+        // session's are shared with familyOf() on other threads.
+        const auto probing = m_families->make();
+        std::vector<BackendFamily*> pointers;
+        for (const auto& family : probing)
+            pointers.push_back(family.get());
+        auto setup = makeTuner(pointers, settings, base);
+        if (!setup) {
+            emit m_engine->tuneFailed(setup.error().message);
+            return;
+        }
+        startRun({}, base, false, std::move(setup.value().tuner), settings.budgetSeconds,
+                 clock.elapsed() / 1000.0);
+    }
+
+    void startRun(const std::vector<std::string>& backends, const RunRequest& base, bool search,
+                  std::unique_ptr<Tuner> tuner = nullptr, double budgetSeconds = 0, double spentSeconds = 0) {
         endSession();
         const quint64 generation = ++m_generation;
-        std::vector<BackendFamily*> families;
-        {
-            // Only this thread drops them, and only after endSession(): the session may keep the
-            // pointers once the lock is released.
-            const std::lock_guard lock(m_families->mutex);
-            families = m_families->pointers();
-        }
-        m_session = std::make_unique<CompareSession>(families);
+        m_session = std::make_unique<CompareSession>(familyPointers());
         m_session->setSearchAssignments(search);
+        if (tuner)
+            m_session->setTuner(std::move(tuner), budgetSeconds, spentSeconds);
         CompareSession* session = m_session.get();
         connect(session, &CompareSession::backendAdded, this, [this, session, generation](int row) {
             m_sent.resize(session->report().backends.size(), false);
@@ -95,14 +110,28 @@ public:
                 [this, session, generation](int row) { sendRow(*session, generation, row); });
         connect(session, &CompareSession::finished, this, [this, session, generation] {
             // Rows cancelled before they started were never announced one by one.
+            bool sent = false;
             for (size_t i = 0; i < session->report().backends.size(); ++i)
-                if (i >= m_sent.size() || !m_sent[i])
+                if (i >= m_sent.size() || !m_sent[i]) {
                     sendRow(*session, generation, static_cast<int>(i));
+                    sent = true;
+                }
+            // The tuning's final outcome (why it stopped) is written as the session ends: one
+            // more row message carries it in its header.
+            if (!sent && session->report().tuning && !session->report().backends.empty())
+                sendRow(*session, generation, static_cast<int>(session->report().backends.size()) - 1);
             emit m_engine->runFinished(generation);
         });
         session->start(backends, base);
         m_sent.assign(session->report().backends.size(), false);
         emit m_engine->runStarted(generation, std::make_shared<const Report>(session->report()));
+    }
+
+    // Only this thread drops them, and only after endSession(): the session may keep the
+    // pointers once the lock is released.
+    std::vector<BackendFamily*> familyPointers() {
+        const std::lock_guard lock(m_families->mutex);
+        return m_families->pointers();
     }
 
     void cancel() {
@@ -272,6 +301,11 @@ void Engine::startRun(std::vector<std::string> backends, RunRequest base, bool s
     QMetaObject::invokeMethod(m_worker,
                               [w = m_worker, backends = std::move(backends), base = std::move(base),
                                searchAssignments] { w->startRun(backends, base, searchAssignments); });
+}
+
+void Engine::startTune(RunRequest base, TuneSettings settings) {
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, base = std::move(base),
+                                         settings = std::move(settings)] { w->startTune(base, settings); });
 }
 
 void Engine::cancelRun() {

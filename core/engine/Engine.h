@@ -4,6 +4,7 @@
 #include "analysis/RunDiff.h"
 #include "analysis/Suite.h"
 #include "capture/BackendFamily.h"
+#include "capture/TuneSetup.h"
 #include "model/Report.h"
 #include "model/RunRequest.h"
 
@@ -64,6 +65,9 @@ public:
     // Lists every family's backends (seconds: it starts workers) and answers with probed().
     void probe();
     void startRun(std::vector<std::string> backends, RunRequest base, bool searchAssignments);
+    // A tuning (docs/tuning.md) of `base`'s model: the families probed on the engine thread, then
+    // the tuner's rows and rounds as a run; tuneFailed when the space leaves nothing to run.
+    void startTune(RunRequest base, TuneSettings settings);
     // Cancels the session current when the request is served: requests are served in order, so
     // it is the run asked for last.
     void cancelRun();
@@ -108,6 +112,8 @@ signals:
     void backendFinished(quint64 generation, int row, fusescope::RunViewSnapshot view,
                          fusescope::ReportSnapshot header, fusescope::RunHandover handover);
     void runFinished(quint64 generation);
+    // startTune could not start: the space file or the space is bad (no run was started).
+    void tuneFailed(const std::string& message);
     // The report read, with one view per backend (their runs point into `report`, nothing copied).
     void reportOpened(quint64 generation, quint64 ticket, fusescope::ReportSnapshot report,
                       fusescope::RunViews views, const std::string& path);

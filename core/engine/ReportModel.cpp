@@ -99,6 +99,10 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
                 emit backendFinished(row);
                 m_liveRuns.erase(row);
             });
+    connect(&engine, &Engine::tuneFailed, this, [this](const std::string& message) {
+        m_running = false;
+        emit tuneFailed(q(message));
+    });
     connect(&engine, &Engine::runFinished, this, [this](quint64 generation) {
         if (!isCurrent(generation))
             return;
@@ -152,6 +156,11 @@ void ReportModel::replace(ReportSnapshot opened, const Report* live, RunViews vi
 void ReportModel::startRun(std::vector<std::string> backends, RunRequest base, bool searchAssignments) {
     m_running = true;
     m_engine.startRun(std::move(backends), std::move(base), searchAssignments);
+}
+
+void ReportModel::startTune(RunRequest base, TuneSettings settings) {
+    m_running = true;
+    m_engine.startTune(std::move(base), std::move(settings));
 }
 
 void ReportModel::cancelRun() {

@@ -37,6 +37,9 @@ public:
     int droppedSnapshots() const { return m_dropped; }
 
     void startRun(std::vector<std::string> backends, RunRequest base, bool searchAssignments);
+    // A tuning of `base`'s model (docs/tuning.md): a run whose rows the tuner chooses; tuneFailed
+    // when it cannot start.
+    void startTune(RunRequest base, TuneSettings settings);
     void cancelRun();
     // Asks the engine to read `path`; the ticket comes back with opened() or openFailed().
     quint64 open(const QString& path);
@@ -53,6 +56,7 @@ signals:
     void samplesArrived(int row);
     void backendFinished(int row);
     void runFinished();
+    void tuneFailed(const QString& message);
     void opened(quint64 ticket, const QString& path);
     void openFailed(quint64 ticket, const QString& path, const QString& message);
     void saved(const QString& path);

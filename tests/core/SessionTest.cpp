@@ -440,6 +440,46 @@ private slots:
         QCOMPARE(model.runViews().size(), size_t(2));
     }
 
+    // Run > Tune... through the engine: the families probed there give the space, the tuner's
+    // rows and revisits reach the model, and the final outcome (why it stopped) arrives with them.
+    void theEngineRunsATuning() {
+        StartLog log;
+        Engine engine([&log] {
+            std::vector<std::unique_ptr<BackendFamily>> families;
+            families.push_back(std::make_unique<FakeFamily>(
+                "torch_compile",
+                std::map<std::string, Outcome>{{"fast", Outcome::TimedFast}, {"close", Outcome::TimedClose}},
+                &log));
+            return families;
+        });
+        ReportModel model(engine);
+        QSignalSpy done(&model, &ReportModel::runFinished);
+        TuneSettings settings;
+        settings.budgetSeconds = 60;
+        model.startTune(baseRequest(), settings);
+        QVERIFY(model.running());
+        QVERIFY(done.wait(10000));
+        QVERIFY(!model.running());
+        const Report& report = model.report();
+        QCOMPARE(report.backends.size(), size_t(2));
+        QVERIFY(report.tuning.has_value());
+        QCOMPARE(report.tuning->stoppedBy, std::string("max_rounds"));
+        QCOMPARE(report.backends[0].rounds.size(), size_t(5)); // the default max_rounds
+        QCOMPARE(report.tuning->candidates[0].rounds, 5);
+        QVERIFY(report.tuning->best.has_value());
+    }
+
+    // A space with nothing to race starts no run and says why.
+    void aTuningWithNothingToRaceFails() {
+        Engine engine(noFamilies);
+        ReportModel model(engine);
+        QSignalSpy failed(&model, &ReportModel::tuneFailed);
+        model.startTune(baseRequest(), TuneSettings{});
+        QVERIFY(failed.wait(5000));
+        QVERIFY(!model.running());
+        QVERIFY(failed.at(0).at(0).toString().contains("no candidates"));
+    }
+
     // An opened report's views point into the report itself (nothing copied), with the derived
     // records computed once on the engine thread: the same as computing them here.
     void anOpenedReportsViewsShareItAndCarryTheDerivedRecords() {

@@ -2,13 +2,21 @@
 // candidate with its interval or why it was dropped, the chart's classes and clicks, the snippet
 // and its Copy button, and the main window's --tab tuning.
 #include "MainWindow.h"
+#include "TuneDialog.h"
 #include "TuningChart.h"
 #include "TuningPanel.h"
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 #include <qcustomplot.h>
@@ -103,6 +111,46 @@ private slots:
         emit panel.table()->itemActivated(panel.table()->topLevelItem(0), 0);
         QCOMPARE(graphs.count(), 1);
         QCOMPARE(graphs.at(0).at(0).toString(), QString("inductor"));
+    }
+
+    // Run > Tune...: the budget and the space file are checked as they are typed.
+    void theTuneDialogChecksWhatIsTyped() {
+        QStandardPaths::setTestModeEnabled(true);
+        TuneDialog dialog;
+        auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        dialog.budgetEdit()->setText("90s");
+        dialog.spaceEdit()->clear();
+        QVERIFY(ok->isEnabled());
+        QCOMPARE(dialog.settings().value().budgetSeconds, 90.0);
+        dialog.goalBox()->setCurrentText("memory");
+        QCOMPARE(dialog.settings().value().goal, Goal::Memory);
+        dialog.budgetEdit()->setText("5 minutes");
+        QVERIFY(!ok->isEnabled());
+        QVERIFY(dialog.problem().contains("budget '5 minutes'"));
+        dialog.budgetEdit()->setText("5m");
+        QTemporaryDir dir;
+        const QString space = dir.filePath("space.toml");
+        QFile file(space);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("backendz = [\"inductor\"]\n");
+        file.close();
+        dialog.spaceEdit()->setText(space);
+        QVERIFY(!ok->isEnabled());
+        QVERIFY(dialog.problem().contains("unknown key 'backendz'"));
+        dialog.spaceEdit()->clear();
+        QVERIFY(ok->isEnabled());
+    }
+
+    // The Tune action sits in the Run menu and the toolbar, disabled while a run goes.
+    void theTuneActionIsInTheRunMenu() {
+        MainWindow window;
+        QAction* tune = nullptr;
+        for (auto* action : window.findChildren<QAction*>())
+            if (action->text() == "&Tune...")
+                tune = action;
+        QVERIFY(tune);
+        QCOMPARE(tune->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_T));
+        QVERIFY(tune->isEnabled());
     }
 
     void aReportWithoutTuningSaysHowToMakeOne() {
