@@ -106,9 +106,9 @@ TuneDimensions defaultTuneDimensions(const std::vector<BackendChoice>& backends,
 }
 
 const std::vector<std::string>& tuneSpaceKeys() {
-    static const std::vector<std::string> keys = {"backends", "base",      "modes",
-                                                  "dynamic",  "fullgraph", "inductor_options",
-                                                  "entries",  "advice",    "max_rounds"};
+    static const std::vector<std::string> keys = {
+        "backends",         "base",    "modes",  "dynamic",     "fullgraph",
+        "inductor_options", "entries", "advice", "assignments", "max_rounds"};
     return keys;
 }
 
@@ -200,6 +200,11 @@ Result<TuneDimensions> applyTuneSpaceText(TuneDimensions dims, const std::string
         if (!node->is_boolean())
             return bad("advice", "expected true or false");
         dims.advice = node->as_boolean()->get();
+    }
+    if (const auto* node = table.get("assignments")) {
+        if (!node->is_boolean())
+            return bad("assignments", "expected true or false");
+        dims.assignments = node->as_boolean()->get();
     }
     if (const auto* node = table.get("max_rounds")) {
         const auto* v = node->as_integer();

@@ -33,6 +33,7 @@ struct TuneDimensions {
     std::vector<std::pair<std::string, std::vector<nlohmann::json>>> inductorOptions;
     std::vector<std::string> entries; // more entries, verbatim, after the dimensions'
     bool advice = true;               // advice from finished rows adds candidates
+    bool assignments = true;          // then per-submodule assignments of the two fastest (Tuner.h)
     int maxRounds = 5;                // worker processes per candidate at most
     std::vector<std::string> notes;   // what the defaults left out here, and why
 };

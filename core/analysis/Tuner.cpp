@@ -172,6 +172,45 @@ void Tuner::addAdvice(const Report& report) {
     }
 }
 
+void Tuner::addAssignments(const Report& report) {
+    m_assignmentsDone = true;
+    std::vector<std::string> modules;
+    for (const auto& m : report.model.modules)
+        if (m.depth == 1)
+            modules.push_back(m.name);
+    std::vector<std::pair<double, std::string>> fastest;
+    for (const auto& c : m_candidates) {
+        const auto* row = rowOf(report, c.entry);
+        if (!row || row->family != "torch_compile" || !exclusionReason(*row).empty() ||
+            !isAssignableEntry(c.entry))
+            continue;
+        if (const auto s = pooledSpeedup(*row))
+            fastest.push_back({s->median, c.entry});
+    }
+    std::stable_sort(fastest.begin(), fastest.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string why;
+    if (modules.size() < 2)
+        why = "the model has fewer than two top-level submodules";
+    else if (modules.size() > size_t(kTuneMaxAssignedModules))
+        why = "the model has " + std::to_string(modules.size()) + " top-level submodules (more than " +
+              std::to_string(kTuneMaxAssignedModules) + "; compare --search-assign searches them greedily)";
+    else if (fastest.size() < 2)
+        why = "fewer than two accurate torch.compile entries a submodule can take (NAME or NAME@MODE) ran";
+    if (!why.empty()) {
+        m_notes.push_back("per-submodule assignments are not in the race: " + why);
+        return;
+    }
+    const std::string a = fastest[0].second, b = fastest[1].second;
+    const size_t n = modules.size();
+    for (size_t mask = 1; mask + 1 < (size_t(1) << n); ++mask) {
+        std::vector<std::pair<std::string, std::string>> assign;
+        for (size_t i = 0; i < n; ++i)
+            assign.push_back({modules[i], (mask >> i) & 1 ? b : a});
+        m_candidates.push_back({mixedLabel(assign), "assignment", {}, std::nullopt});
+    }
+}
+
 int Tuner::leader(const Report& report) const {
     int best = -1;
     double bestValue = 0;
@@ -234,6 +273,12 @@ std::optional<TuneStep> Tuner::next(const Report& report, double elapsedSeconds)
     for (const auto& row : report.backends)
         if (row.finished() && row.wallSeconds > 0)
             cheapest = cheapest > 0 ? std::min(cheapest, row.wallSeconds) : row.wallSeconds;
+    const auto unscreened = [&] {
+        return std::any_of(m_candidates.begin(), m_candidates.end(),
+                           [&](const Candidate& c) { return !rowOf(report, c.entry); });
+    };
+    if (!m_assignmentsDone && !unscreened() && m_assignmentsOn)
+        addAssignments(report);
     for (const auto& c : m_candidates)
         if (!rowOf(report, c.entry)) {
             if (left <= 0 || left < cheapest) {

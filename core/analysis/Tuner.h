@@ -37,6 +37,9 @@ inline constexpr double kBetweenProcessSpread = 0.02;
 inline constexpr double kTuneCompileGoalSeconds = 60;
 // Advice adds at most this many candidates, so a budget is not spent on advice chains.
 inline constexpr int kTuneMaxAdviceCandidates = 8;
+// Per-submodule assignments of the two best backends are raced when the model has at most this
+// many top-level submodules (2^n - 2 candidates); more is `compare --search-assign`'s greedy search.
+inline constexpr int kTuneMaxAssignedModules = 3;
 
 // A candidate's speedup across its rounds: the median of every paired ratio, with the 95 % interval
 // of that median widened by the spread between processes over sqrt(rounds).
@@ -59,6 +62,8 @@ public:
     // The outcome so far; `stoppedBy` overrides the tuner's own reason (cancelled, budget).
     TuneOutcome outcome(const Report& report, double elapsedSeconds, const std::string& stoppedBy = {}) const;
     const std::string& stoppedBy() const { return m_stoppedBy; }
+    // Whether to race per-submodule assignments after screening (the space's `assignments`, on by default).
+    void setAssignments(bool enabled) { m_assignmentsOn = enabled; }
 
 private:
     struct Candidate {
@@ -71,6 +76,9 @@ private:
         std::string entry, rule, base;
     };
     void addAdvice(const Report& report);
+    // Once screening is done: the mixed assignments of the two fastest accurate torch.compile
+    // entries a submodule can take (NAME or NAME@MODE), or a note why there are none.
+    void addAssignments(const Report& report);
     void updateDrops(const Report& report);
     // The accurate, measured candidates' leader for the goal, or -1.
     int leader(const Report& report) const;
@@ -84,6 +92,8 @@ private:
     int m_maxRounds;
     std::vector<std::string> m_notes;
     std::string m_stoppedBy = "running";
+    bool m_assignmentsDone = false;
+    bool m_assignmentsOn = true;
 };
 
 // The torch.compile call to paste for `entry` (docs/tuning.md, "The snippet"). Entries of other

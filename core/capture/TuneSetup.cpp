@@ -35,6 +35,7 @@ Result<TuneSetup> makeTuner(const std::vector<BackendFamily*>& families, const T
     setup.candidates = space.size();
     setup.tuner = std::make_unique<Tuner>(space, settings.goal, settings.budgetSeconds, dims.advice,
                                           dims.maxRounds, dims.notes);
+    setup.tuner->setAssignments(dims.assignments);
     return setup;
 }
 

@@ -8,6 +8,7 @@
 #include "codec/RunCodec.h"
 #include "model/BackendEntry.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -186,6 +187,52 @@ TEST(Tuner, AdviceThatLosesAccuracyHurt) {
     ASSERT_EQ(t.adviceOutcomes.size(), 1u);
     EXPECT_EQ(t.adviceOutcomes[0].outcome, "hurt");
     EXPECT_NE(t.adviceOutcomes[0].reason.find("failed accuracy"), std::string::npos);
+}
+
+TEST(Tuner, AfterScreeningItRacesAssignmentsOfTheTwoFastest) {
+    Tuner tuner(spaceOf({"inductor", "inductor@max-autotune", "inductor{freezing=true}", "tvm"}),
+                Goal::Latency, 1000, false, 1);
+    Report report;
+    report.device = "cpu";
+    report.model.modules = {{"enc", "Linear", 10, 1}, {"dec", "Linear", 10, 1}, {"enc.w", "P", 1, 2}};
+    const std::map<std::string, double> speedups = {
+        {"inductor", 1.3}, {"inductor@max-autotune", 1.4}, {"inductor{freezing=true}", 1.6}, {"tvm", 1.5}};
+    std::vector<std::string> order;
+    double elapsed = 0;
+    while (auto step = tuner.next(report, elapsed)) {
+        order.push_back(step->entry);
+        ASSERT_LT(order.size(), 20u);
+        const double speedup = speedups.count(step->entry) ? speedups.at(step->entry) : 1.45;
+        auto run = timedRun(step->entry, speedup);
+        run.wallSeconds = 1;
+        if (step->entry == "tvm")
+            run.family = "tvm"; // not a torch.compile backend: no submodule takes it
+        report.backends.push_back(run);
+        elapsed += 1;
+    }
+    // freezing has options and tvm is no torch.compile backend: the two fastest a submodule can
+    // take are inductor@max-autotune and inductor, mixed 2^2 - 2 ways.
+    EXPECT_EQ(order, (std::vector<std::string>{"inductor", "inductor@max-autotune", "inductor{freezing=true}",
+                                               "tvm", "mixed[enc=inductor,dec=inductor@max-autotune]",
+                                               "mixed[enc=inductor@max-autotune,dec=inductor]"}));
+    const auto t = tuner.outcome(report, elapsed);
+    EXPECT_EQ(candidate(t, "mixed[enc=inductor,dec=inductor@max-autotune]").origin, "assignment");
+    EXPECT_EQ(t.best->entry, "inductor{freezing=true}");
+    // Off in the space file: a note says so.
+    Tuner off(spaceOf({"inductor"}), Goal::Latency, 1000, false, 1);
+    off.setAssignments(false);
+    Report one;
+    one.model = report.model;
+    ASSERT_EQ(off.next(one, 0)->entry, "inductor");
+    one.backends.push_back(timedRun("inductor", 1.3));
+    EXPECT_FALSE(off.next(one, 1));
+    // Too few candidates for a mix: the reason is in the notes.
+    Tuner lone(spaceOf({"inductor"}), Goal::Latency, 1000, false, 1);
+    lone.next(one, 0);
+    const auto notes = lone.outcome(one, 1).notes;
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.find("per-submodule assignments are not in the race: fewer than two") != std::string::npos;
+    }));
 }
 
 TEST(TuneSnippet, IsTheTorchCompileCallOfTheEntry) {
