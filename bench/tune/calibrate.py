@@ -56,30 +56,12 @@ def coverage(runs, widen):
             "coverage": inside / len(runs), "half_width_pct_median": statistics.median(widths)}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cli", default="build/dev/app/cli/fusescope-cli")
-    ap.add_argument("--models", default="demo:mlp,demo:cnn")
-    ap.add_argument("--backends", default="eager,aot_eager,inductor")
-    ap.add_argument("--processes", type=int, default=20)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    models, backends = args.models.split(","), args.backends.split(",")
-    runs = {m: {b: [] for b in backends} for m in models}
-    wall = {m: [] for m in models}
-    with tempfile.TemporaryDirectory() as tmp:
-        for i in range(args.processes):
-            for m in models:  # alternating, so drift touches both alike
-                rows, seconds = one_process(args.cli, m, backends, f"{tmp}/r.fscope")
-                wall[m].append(seconds)
-                for b, row in rows.items():
-                    runs[m][b].append(row)
-                print(f"[{i + 1}/{args.processes}] {m}: " +
-                      ", ".join(f"{b} {r['median']:.3f}" for b, r in rows.items()) + f" ({seconds:.0f} s)",
-                      file=sys.stderr, flush=True)
-    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "processes": args.processes,
+def summarize(runs, wall, models, backends, done):
+    result = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "processes": done,
               "measure": MEASURE, "spread": SPREAD, "models": {}}
     for m in models:
+        if not wall[m]:
+            continue
         result["models"][m] = {"wall_s_median": statistics.median(wall[m]), "backends": {}}
         for b in backends:
             got = [r for r in runs[m][b] if r["ci95"]]
@@ -91,8 +73,35 @@ def main():
                 "one_process": coverage(got, 0.0),
                 "tuner_one_round": coverage(got, SPREAD),
             }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", default="build/dev/app/cli/fusescope-cli")
+    ap.add_argument("--models", default="demo:mlp,demo:cnn")
+    ap.add_argument("--backends", default="eager,aot_eager,inductor")
+    ap.add_argument("--processes", type=int, default=20)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    models, backends = args.models.split(","), args.backends.split(",")
+    runs = {m: {b: [] for b in backends} for m in models}
+    wall = {m: [] for m in models}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.processes):
+            for m in models:  # alternating, so drift touches both alike
+                rows, seconds = one_process(args.cli, m, backends, f"{tmp}/r.fscope")
+                wall[m].append(seconds)
+                for b, row in rows.items():
+                    runs[m][b].append(row)
+                # Written after every process: an interrupted calibration keeps what it measured.
+                out.write_text(json.dumps(summarize(runs, wall, models, backends, i + 1), indent=1) + "\n")
+                print(f"[{i + 1}/{args.processes}] {m}: " +
+                      ", ".join(f"{b} {r['median']:.3f}" for b, r in rows.items()) + f" ({seconds:.0f} s)",
+                      file=sys.stderr, flush=True)
+    result = summarize(runs, wall, models, backends, args.processes)
     for m, r in result["models"].items():
         for b, c in r["backends"].items():
             print(f"{m} {b}: medians {c['median_range'][0]:.3f}-{c['median_range'][1]:.3f}; "
