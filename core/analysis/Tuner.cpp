@@ -2,12 +2,12 @@
 
 #include "Advice.h"
 #include "Format.h"
-#include "codec/ReportCodec.h"
 #include "model/BackendEntry.h"
 #include "model/WorkloadText.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace fusescope {
@@ -90,7 +90,73 @@ std::string compileCall(const std::string& target, const BackendEntry& e) {
 
 } // namespace
 
-std::optional<PooledSpeedup> pooledSpeedup(const BackendRun& row) {
+std::vector<double> roundMedians(const BackendRun& row) {
+    std::vector<double> medians;
+    const auto n = static_cast<int64_t>(std::min(row.eagerSamplesMs.size(), row.compiledSamplesMs.size()));
+    for (size_t i = 0; i < row.rounds.size(); ++i) {
+        if (row.rounds[i].status != "ok")
+            continue;
+        int64_t end = n;
+        for (size_t k = i + 1; k < row.rounds.size(); ++k)
+            if (row.rounds[k].status == "ok") {
+                end = row.rounds[k].firstSample;
+                break;
+            }
+        const auto first = std::clamp<int64_t>(row.rounds[i].firstSample, 0, n);
+        end = std::clamp<int64_t>(end, first, n);
+        std::vector<double> e(row.eagerSamplesMs.begin() + first, row.eagerSamplesMs.begin() + end);
+        std::vector<double> c(row.compiledSamplesMs.begin() + first, row.compiledSamplesMs.begin() + end);
+        if (auto s = pairedSpeedup(e, c); s && s->ci95 && s->median > 0)
+            medians.push_back(s->median);
+    }
+    return medians;
+}
+
+namespace {
+
+// Sum of squared log deviations from their mean, and its degrees of freedom.
+std::pair<double, int> logSquares(const std::vector<double>& medians) {
+    if (medians.size() < 2)
+        return {0, 0};
+    double mean = 0;
+    for (double m : medians)
+        mean += std::log(m);
+    mean /= double(medians.size());
+    double ss = 0;
+    for (double m : medians)
+        ss += (std::log(m) - mean) * (std::log(m) - mean);
+    return {ss, static_cast<int>(medians.size()) - 1};
+}
+
+} // namespace
+
+ProcessSpread processSpread(const Report& report) {
+    double ss = kProcessSpreadPriorDof * kProcessSpreadPrior * kProcessSpreadPrior;
+    ProcessSpread out;
+    for (const auto& row : report.backends) {
+        const auto [rowSs, dof] = logSquares(roundMedians(row));
+        ss += rowSs;
+        out.measuredDof += dof;
+    }
+    out.dof = kProcessSpreadPriorDof + out.measuredDof;
+    out.sigma = std::sqrt(ss / out.dof);
+    return out;
+}
+
+double studentT975(int dof) {
+    // Exact to three decimals for small dof; the Cornish-Fisher expansion beyond (error < 0.001).
+    static constexpr double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228};
+    if (dof < 1)
+        return std::numeric_limits<double>::infinity();
+    if (dof <= 10)
+        return table[dof - 1];
+    const double z = 1.959964, v = dof;
+    const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+    return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+           (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+}
+
+std::optional<PooledSpeedup> pooledSpeedup(const BackendRun& row, const ProcessSpread& spread) {
     const auto all = pairedSpeedup(row);
     if (!all)
         return std::nullopt;
@@ -98,37 +164,15 @@ std::optional<PooledSpeedup> pooledSpeedup(const BackendRun& row) {
     out.median = all->median;
     out.pairs = all->pairs;
     out.rounds = std::max(1, roundsOf(row));
-    double spread = kBetweenProcessSpread;
-    if (row.rounds.size() > 1) {
-        // The rounds' own medians: when they disagree by more than the usual spread, that is the spread.
-        std::vector<double> medians;
-        const auto n =
-            static_cast<int64_t>(std::min(row.eagerSamplesMs.size(), row.compiledSamplesMs.size()));
-        for (size_t i = 0; i < row.rounds.size(); ++i) {
-            if (row.rounds[i].status != "ok")
-                continue;
-            int64_t end = n;
-            for (size_t k = i + 1; k < row.rounds.size(); ++k)
-                if (row.rounds[k].status == "ok") {
-                    end = row.rounds[k].firstSample;
-                    break;
-                }
-            const auto first = std::clamp<int64_t>(row.rounds[i].firstSample, 0, n);
-            end = std::clamp<int64_t>(end, first, n);
-            std::vector<double> e(row.eagerSamplesMs.begin() + first, row.eagerSamplesMs.begin() + end);
-            std::vector<double> c(row.compiledSamplesMs.begin() + first, row.compiledSamplesMs.begin() + end);
-            if (auto s = pairedSpeedup(e, c))
-                medians.push_back(s->median);
-        }
-        if (medians.size() > 1 && out.median > 0) {
-            const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
-            spread = std::max(spread, (*hi - *lo) / 2 / out.median);
-        }
-    }
-    if (all->ci95) {
-        const double w = spread / std::sqrt(double(out.rounds));
-        out.ci95 = SpeedupInterval{all->ci95->lo * (1 - w), all->ci95->hi * (1 + w)};
-    }
+    if (!all->ci95 || out.median <= 0)
+        return out;
+    // The row's own rounds shrunk toward the tuning's spread.
+    const auto [ss, own] = logSquares(roundMedians(row));
+    const double sigma =
+        std::sqrt((kRowSpreadPriorDof * spread.sigma * spread.sigma + ss) / (kRowSpreadPriorDof + own));
+    const double h = studentT975(kRowSpreadPriorDof + own) * sigma / std::sqrt(double(out.rounds));
+    out.ci95 = SpeedupInterval{std::min(all->ci95->lo, out.median * std::exp(-h)),
+                               std::max(all->ci95->hi, out.median * std::exp(h))};
     return out;
 }
 
@@ -151,8 +195,8 @@ void Tuner::addAdvice(const Report& report) {
         if (it == m_candidates.end() || it->origin == "advice" || !row.finished())
             continue;
         for (const auto& a : adviceFor(report, row)) {
-            // adviceFor leaves tryEntry empty when the report has that row: name it all the same.
-            std::string entry = a.tryEntry;
+            // An empty tryEntry: no new row to try (text-only advice, or the report has that row).
+            const std::string& entry = a.tryEntry;
             if (entry.empty())
                 continue;
             // One candidate per rule: the same advice on every variant of a row would fill the
@@ -251,12 +295,13 @@ void Tuner::updateDrops(const Report& report) {
     const int l = leader(report);
     if (l < 0)
         return;
-    const auto lead = pooledSpeedup(*rowOf(report, m_candidates[l].entry));
+    const auto spread = processSpread(report);
+    const auto lead = pooledSpeedup(*rowOf(report, m_candidates[l].entry), spread);
     for (auto& c : m_candidates) {
         const auto* row = rowOf(report, c.entry);
         if (c.dropped || !row || c.entry == m_candidates[l].entry)
             continue;
-        const auto s = pooledSpeedup(*row);
+        const auto s = pooledSpeedup(*row, spread);
         if (s && lead && clearlyAbove(*lead, *s))
             c.dropped = "slower than " + m_candidates[l].entry + " beyond the uncertainty: " + interval(*s) +
                         " vs " + interval(*lead) + " over eager";
@@ -338,6 +383,16 @@ TuneOutcome Tuner::outcome(const Report& report, double elapsedSeconds, const st
     out.notes = m_notes;
     out.notes.push_back("rounds after a candidate's first run with warm compile caches (Inductor's own "
                         "cache); compile_s is always the first, cold round's");
+    const auto spread = processSpread(report);
+    char note[320];
+    std::snprintf(
+        note, sizeof note,
+        "speedup intervals hold across processes: one process's median moves by sigma = %.1f %% "
+        "between processes (%d degrees of freedom of repeated rounds pooled with a prior of %.1f %% "
+        "worth %d), each candidate's own rounds shrunk toward it (worth %d)",
+        spread.sigma * 100, spread.measuredDof, kProcessSpreadPrior * 100, kProcessSpreadPriorDof,
+        kRowSpreadPriorDof);
+    out.notes.push_back(note);
     std::vector<std::optional<PooledSpeedup>> pooled;
     for (const auto& c : m_candidates) {
         TuneCandidate t;
@@ -349,7 +404,7 @@ TuneOutcome Tuner::outcome(const Report& report, double elapsedSeconds, const st
         std::optional<PooledSpeedup> s;
         if (row) {
             t.status = toString(row->status);
-            s = pooledSpeedup(*row);
+            s = pooledSpeedup(*row, spread);
             if (s) {
                 t.speedup = s->median;
                 t.speedupCi95 = s->ci95;
@@ -436,7 +491,7 @@ TuneOutcome Tuner::outcome(const Report& report, double elapsedSeconds, const st
                            format::bytes(base->peakMemoryBytes) + " (a tie within 2 %)";
             }
         } else {
-            const auto t = pooledSpeedup(*tried), b = pooledSpeedup(*base);
+            const auto t = pooledSpeedup(*tried, spread), b = pooledSpeedup(*base, spread);
             if (!t || !b || !t->ci95 || !b->ci95) {
                 a.reason = "too few samples for an interval";
             } else {
@@ -549,10 +604,6 @@ void appendRound(BackendRun& row, const BackendRun& round, const std::string& ca
     for (const auto& w : round.warnings)
         row.warnings.push_back({w.code, "round " + std::to_string(number) + ": " + w.message});
     row.rounds.push_back(std::move(r));
-}
-
-json toJson(const TuneOutcome& outcome) {
-    return json(outcome);
 }
 
 } // namespace fusescope

@@ -6,7 +6,6 @@
 #include "model/Report.h"
 #include "model/TuneOutcome.h"
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,10 +28,35 @@ struct TuneStep {
     bool operator==(const TuneStep&) const = default;
 };
 
-// How much wider than one process's interval a speedup's is across processes (docs/tuning.md,
-// "Intervals across processes"): paired speedups of the same row move by about +-2 % between fresh
-// processes on these machines (docs/measurement.md), more than one process's interval says.
-inline constexpr double kBetweenProcessSpread = 0.02;
+// Intervals across processes (docs/tuning.md): a paired speedup moves between fresh worker
+// processes by more than one process's interval says (a process-level effect: where memory lands,
+// which core, the VM's neighbours). The tuner models it as the relative standard deviation sigma
+// of one process's median speedup, in two levels:
+// - the tuning's sigma, pooled over every candidate with two or more rounds (log-space deviations
+//   of each round's median from the candidate's mean) and shrunk toward a prior worth
+//   kProcessSpreadPriorDof observations: sigma^2 = (nu0 sigma0^2 + SS) / (nu0 + dof);
+// - each candidate's own sigma, its rounds shrunk toward the tuning's, worth kRowSpreadPriorDof:
+//   sigma_i^2 = (kappa sigma^2 + SS_i) / (kappa + dof_i), since backends differ (demo:cnn's
+//   inductor moves twice as much as its eager).
+// The constants are those with which bench/tune/calibrate.py's 20 fresh processes on two models
+// covered the pooled median in at least 90 % of cases for every backend (docs/measurement.md).
+inline constexpr double kProcessSpreadPrior = 0.05;
+inline constexpr int kProcessSpreadPriorDof = 4;
+inline constexpr int kRowSpreadPriorDof = 3;
+
+struct ProcessSpread {
+    double sigma = kProcessSpreadPrior; // relative standard deviation of one process's median
+    int dof = kProcessSpreadPriorDof;   // the prior's and the measured degrees of freedom
+    int measuredDof = 0;                // sum over rows of (ok rounds - 1)
+};
+// Pooled over the report's rows with two or more ok rounds (log-space deviations of each round's
+// median from the row's mean).
+ProcessSpread processSpread(const Report& report);
+// Each ok round's own median paired speedup, in round order (rounds with under 6 pairs skipped).
+std::vector<double> roundMedians(const BackendRun& row);
+// The 97.5 % quantile of Student's t with `dof` degrees of freedom (1.96 as dof grows).
+double studentT975(int dof);
+
 // The compile goal races candidates that compile within this (Recommendation's compile budget).
 inline constexpr double kTuneCompileGoalSeconds = 60;
 // Advice adds at most this many candidates, so a budget is not spent on advice chains.
@@ -41,15 +65,16 @@ inline constexpr int kTuneMaxAdviceCandidates = 8;
 // many top-level submodules (2^n - 2 candidates); more is `compare --search-assign`'s greedy search.
 inline constexpr int kTuneMaxAssignedModules = 3;
 
-// A candidate's speedup across its rounds: the median of every paired ratio, with the 95 % interval
-// of that median widened by the spread between processes over sqrt(rounds).
+// A candidate's speedup across its rounds: the median of every paired ratio, with a 95 % interval
+// that holds across processes: at least t(kappa + dof_i) * sigma_i / sqrt(rounds) on each side in
+// log space, and never narrower than the order-statistic interval of the pooled pairs.
 struct PooledSpeedup {
     double median = 0;
     std::optional<SpeedupInterval> ci95;
     int rounds = 0;
     int pairs = 0;
 };
-std::optional<PooledSpeedup> pooledSpeedup(const BackendRun& row);
+std::optional<PooledSpeedup> pooledSpeedup(const BackendRun& row, const ProcessSpread& spread = {});
 
 class Tuner {
 public:
@@ -104,8 +129,5 @@ std::string tuneSnippet(const std::string& entry, const std::string& family = "t
 // samples after the row's, its warnings under "round N", an accuracy failure over a pass. The
 // row's compile time, stages and trace stay round 1's.
 void appendRound(BackendRun& row, const BackendRun& round, const std::string& cache);
-
-// `tuning` of the summary JSON and `tune --json` (the same object the report stores).
-nlohmann::json toJson(const TuneOutcome& outcome);
 
 } // namespace fusescope

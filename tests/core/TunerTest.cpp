@@ -9,6 +9,7 @@
 #include "model/BackendEntry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -104,7 +105,7 @@ TEST(Tuner, DropsTheClearlySlowerAndRacesTheCloseOnesToMaxRounds) {
 
 TEST(Tuner, MoreRoundsSeparateWhatOneRoundCannot) {
     Tuner tuner(spaceOf({"inductor", "near"}), Goal::Latency, 1000, false, 5);
-    auto sim = simulate(tuner, {{"inductor", {1.50}}, {"near", {1.45}}});
+    auto sim = simulate(tuner, {{"inductor", {1.50}}, {"near", {1.38}}});
     const auto t = tuner.outcome(sim.report, sim.elapsed);
     EXPECT_EQ(t.stoppedBy, "separated");
     EXPECT_GT(sim.steps.size(), 2u); // one round each could not separate them
@@ -117,7 +118,70 @@ TEST(Tuner, MoreRoundsSeparateWhatOneRoundCannot) {
     ASSERT_TRUE(pooled && pooled->ci95);
     EXPECT_GT(pooled->rounds, 1);
     EXPECT_LT(pooled->ci95->second - pooled->ci95->first, one->ci95->second - one->ci95->first);
-    EXPECT_LT(one->ci95->first, 1.5 * (1 - kBetweenProcessSpread) + 0.01);
+    // One round is at least t(kappa) * the prior spread wide on each side.
+    const double h = studentT975(kRowSpreadPriorDof) * kProcessSpreadPrior;
+    EXPECT_NEAR(one->ci95->first, one->median * std::exp(-h), 1e-9);
+    EXPECT_NEAR(one->ci95->second, one->median * std::exp(h), 1e-9);
+}
+
+TEST(Tuner, StudentQuantiles) {
+    EXPECT_NEAR(studentT975(1), 12.706, 1e-3);
+    EXPECT_NEAR(studentT975(4), 2.776, 1e-3);
+    EXPECT_NEAR(studentT975(11), 2.201, 2e-3);
+    EXPECT_NEAR(studentT975(20), 2.086, 2e-3);
+    EXPECT_NEAR(studentT975(30), 2.042, 2e-3);
+    EXPECT_NEAR(studentT975(120), 1.980, 2e-3);
+    EXPECT_TRUE(std::isinf(studentT975(0)));
+    for (int dof = 1; dof < 200; ++dof)
+        EXPECT_GT(studentT975(dof), studentT975(dof + 1)) << dof;
+}
+
+TEST(Tuner, BetweenProcessSpreadIsPooledFromRepeatedRoundsAndShrunkTowardThePrior) {
+    Report report;
+    // No repeated rounds: the prior alone.
+    report.backends.push_back(timedRun("a", 1.5));
+    auto spread = processSpread(report);
+    EXPECT_EQ(spread.measuredDof, 0);
+    EXPECT_EQ(spread.dof, kProcessSpreadPriorDof);
+    EXPECT_DOUBLE_EQ(spread.sigma, kProcessSpreadPrior);
+    // Rounds that agree exactly: the estimate shrinks below the prior as degrees of freedom add up.
+    for (int k = 0; k < 4; ++k)
+        appendRound(report.backends[0], timedRun("a", 1.5), "warm");
+    ASSERT_EQ(roundMedians(report.backends[0]).size(), 5u);
+    spread = processSpread(report);
+    EXPECT_EQ(spread.measuredDof, 4);
+    EXPECT_NEAR(spread.sigma, kProcessSpreadPrior * std::sqrt(0.5), 1e-3);
+    // Rounds 10 % apart (a process-level effect): the spread grows past the prior.
+    report.backends.push_back(timedRun("b", 1.2));
+    appendRound(report.backends[1], timedRun("b", 1.32), "warm");
+    const auto medians = roundMedians(report.backends[1]);
+    ASSERT_EQ(medians.size(), 2u);
+    spread = processSpread(report);
+    EXPECT_EQ(spread.measuredDof, 5);
+    const double d = std::log(medians[1] / medians[0]);
+    EXPECT_NEAR(
+        spread.sigma,
+        std::sqrt((kProcessSpreadPriorDof * kProcessSpreadPrior * kProcessSpreadPrior + d * d / 2) / 9),
+        1e-9);
+    // Each row's own rounds, shrunk toward the pooled spread: b's disagreement widens b's interval,
+    // a's five agreeing rounds narrow a's.
+    const auto b = pooledSpeedup(report.backends[1], spread);
+    const auto a = pooledSpeedup(report.backends[0], spread);
+    ASSERT_TRUE(a && a->ci95 && b && b->ci95);
+    const double k = kRowSpreadPriorDof, s2 = spread.sigma * spread.sigma;
+    EXPECT_NEAR(std::log(b->ci95->second / b->median),
+                studentT975(kRowSpreadPriorDof + 1) * std::sqrt((k * s2 + d * d / 2) / (k + 1)) /
+                    std::sqrt(2.0),
+                1e-9);
+    EXPECT_NEAR(std::log(a->ci95->second / a->median),
+                studentT975(kRowSpreadPriorDof + 4) * std::sqrt(k * s2 / (k + 4)) / std::sqrt(5.0), 1e-9);
+    EXPECT_LT(a->ci95->second / a->median, b->ci95->second / b->median);
+    // A failed round counts for nothing.
+    BackendRun failed;
+    failed.name = "b";
+    failed.status = RunStatus::Failed;
+    appendRound(report.backends[1], failed, "warm");
+    EXPECT_EQ(processSpread(report).measuredDof, 5);
 }
 
 TEST(Tuner, AccuracyAndFailuresAreDroppedWithTheirReason) {
