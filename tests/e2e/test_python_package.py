@@ -269,3 +269,66 @@ def test_inputs_are_checked_before_any_worker(fusescope, tmp_path):
         fusescope.compare(Keyword(), (torch.randn(2, 2),), backends=["eager"], calibration_inputs=torch.randn(2, 2))
     with pytest.raises(TypeError, match="each calibration input set is a int"):
         fusescope.compare(Keyword(), (torch.randn(2, 2),), backends=["eager"], calibration_inputs=[1, 2])
+
+
+# tune(): two inductor candidates, one round each, no advice (~30 s on the CI machine).
+TUNE_SPACE = """
+backends = ["inductor"]
+modes = []
+dynamic = [false]
+fullgraph = false
+advice = false
+assignments = false
+max_rounds = 1
+[inductor_options]
+"""
+
+
+def test_tune_a_model_in_memory(fusescope, tmp_path):
+    import torch
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(16, 8)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x)) * 2
+
+    space = tmp_path / "space.toml"
+    space.write_text(TUNE_SPACE)
+    result = fusescope.tune(Net(), (torch.randn(4, 16),), budget="3m", space=space, out=tmp_path / "t.fscope",
+                            progress=False, **dict(warmup=1, min_runs=5, min_time=0.05, max_time=5, confidence=0))
+    assert [c["entry"] for c in result.candidates] == ["inductor", "inductor{dynamic=false}"], result.candidates
+    assert all(c["origin"] == "space" and c["status"] == "ok" for c in result.candidates), result.candidates
+    assert result.best in ("inductor", "inductor{dynamic=false}") and not result.interrupted
+    assert result.snippet.startswith("model = torch.compile(model, backend=\"inductor\"")
+    assert result.speedup > 0 and result.speedup_ci95[0] <= result.speedup <= result.speedup_ci95[1]
+    assert result.stopped_by in ("max_rounds", "separated") and result.goal == "latency"
+    assert result.elapsed_s <= result.budget_s == 180
+    assert result.best in str(result) and repr(result).startswith("<TuneResult best=")
+    # The report holds a row per candidate, and its `tuning` is the same object.
+    assert result.path == str(tmp_path / "t.fscope")
+    assert [r.name for r in result.report] == ["inductor", "inductor{dynamic=false}"]
+    shown = json.loads(subprocess.run([cli_path(), "show", result.path, "--json"], capture_output=True,
+                                      text=True, check=True).stdout)
+    assert shown["tuning"]["best"] == result.tuning["best"]
+
+
+def test_tune_options_and_usage_errors(fusescope, tmp_path):
+    """Every option of `fusescope-cli tune` is a keyword of tune() (or one of its own arguments)."""
+    help_text = subprocess.run([cli_path(), "tune", "--help"], capture_output=True, text=True).stdout
+    cli_options = set(re.findall(r"--([a-z][a-z-]+)", help_text))
+    own = {"help", "out", "json", "quiet", "progress-json", "python", "budget", "goal", "space"}
+    package = {flag.lstrip("-") for flag, _ in fusescope.TUNE_OPTIONS.values()}
+    assert cli_options - own == package, (cli_options - own) ^ package
+    with pytest.raises(TypeError, match="tune\\(\\) got an unknown option 'backends'"):
+        fusescope.tune("demo:mlp", budget=60, backends=["eager"])
+    with pytest.raises(TypeError, match="budget takes seconds"):
+        fusescope.tune("demo:mlp", budget=None)
+    with pytest.raises(fusescope.UsageError, match="budget"):
+        fusescope.tune("demo:mlp", budget="soon", progress=False)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("colours = [1]\n")
+    with pytest.raises(fusescope.UsageError, match="colours"):
+        fusescope.tune("demo:mlp", budget=60, space=bad, progress=False)

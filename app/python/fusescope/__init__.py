@@ -1,12 +1,15 @@
 """FuseScope from Python: which torch.compile backend should this model use, and why.
 
 ``compare(model, example_inputs, backends=[...])`` measures a model in memory with fusescope-cli's
-engine (every backend in its own worker process) and returns a ``Result``; ``load(path)`` reads
-any report. docs/python.md has the whole story.
+engine (every backend in its own worker process) and returns a ``Result``; ``tune(model,
+example_inputs, budget=300)`` races backends, modes and options within a budget and returns the
+best setting with its torch.compile call (a ``TuneResult``); ``load(path)`` reads any report.
+docs/python.md has the whole story.
 """
 
 from ._compare import OPTIONS, compare
 from ._result import Advice, BackendResult, Recommendation, Result, RunWarning, load
+from ._tune import TUNE_OPTIONS, TuneResult, tune
 from .errors import (
     BackendError,
     CliNotFoundError,
@@ -32,7 +35,10 @@ __all__ = [
     "Result",
     "RunWarning",
     "SerializationError",
+    "TUNE_OPTIONS",
+    "TuneResult",
     "UsageError",
     "compare",
     "load",
+    "tune",
 ]

@@ -9,6 +9,7 @@ so every backend still runs in its own worker process, in this environment (docs
 from __future__ import annotations
 
 import collections.abc
+import contextlib
 import datetime
 import json
 import os
@@ -70,18 +71,19 @@ OPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def _option_args(options: dict) -> list[str]:
+def option_args(options: dict, known: dict | None = None, caller: str = "compare") -> list[str]:
+    """The CLI arguments of keyword options, `known` (default OPTIONS) naming those `caller` takes."""
+    known = OPTIONS if known is None else known
     args: list[str] = []
     for name, value in options.items():
-        if name not in OPTIONS:
-            known = ", ".join(sorted(OPTIONS))
-            raise TypeError(f"compare() got an unknown option {name!r}; the options are: {known}")
-        flag, kind = OPTIONS[name]
+        if name not in known:
+            raise TypeError(f"{caller}() got an unknown option {name!r}; the options are: {', '.join(sorted(known))}")
+        flag, kind = known[name]
         if value is None:
             continue
         if kind == "flag":
             if not isinstance(value, bool):
-                raise TypeError(f"compare(): {name} takes True or False, not {value!r}")
+                raise TypeError(f"{caller}(): {name} takes True or False, not {value!r}")
             if value:
                 args.append(flag)
         elif kind == "tristate":
@@ -97,7 +99,7 @@ def _option_args(options: dict) -> list[str]:
             args += [flag, str(value)]
         elif kind == "config":
             if not isinstance(value, dict):
-                raise TypeError(f"compare(): {name} takes a dict of Inductor options, not {type(value).__name__}")
+                raise TypeError(f"{caller}(): {name} takes a dict of Inductor options, not {type(value).__name__}")
             for key, item in value.items():
                 args += [flag, f"{key}={json.dumps(item)}"]  # the CLI reads VALUE as JSON
         else:
@@ -279,14 +281,34 @@ def compare(
     interrupt) stops the backend in progress and returns what finished, ``interrupted`` set.
     """
     exe = _cli.find_cli(cli)
-    option_args = _option_args(options)
+    extra_args = option_args(options)
     if isinstance(backends, str):
         backends = [b for b in backends.split(",") if b]
+    with model_target(model, example_inputs, calibration_inputs, python, "compare") as (target, name):
+        report = pathlib.Path(os.path.abspath(os.fspath(out))) if out is not None else _default_out(name)
+        command = [exe, "compare", target, "--json", "--progress-json", "--out", str(report)]
+        command += python_args(python)
+        if backends:
+            command += ["--backends", ",".join(backends)]
+        command += extra_args
+        return _run(command, report, len(backends) if backends else 3, progress, strict, exe)
+
+
+def python_args(python) -> list[str]:
+    """--python for the CLI: the interpreter given, else this one (a bare name is looked up on PATH)."""
+    chosen = os.fspath(python) if python else sys.executable
+    return ["--python", os.path.abspath(chosen) if os.sep in chosen else chosen]
+
+
+@contextlib.contextmanager
+def model_target(model, example_inputs, calibration_inputs, python, caller: str):
+    """(the model as the CLI takes it, a name for its report): a path or name as given, or a model
+    in memory pickled beside a small model file in a scratch folder removed afterwards."""
     scratch = None
     try:
         if isinstance(model, (str, os.PathLike)):
             if example_inputs is not None or calibration_inputs is not None:
-                raise TypeError("compare(): a model given by path or name brings its own inputs; pass no inputs")
+                raise TypeError(f"{caller}(): a model given by path or name brings its own inputs; pass no inputs")
             target = os.fspath(model)
             if not target.startswith(("demo:", "hf:")):
                 target = os.path.abspath(os.path.expanduser(target))
@@ -307,14 +329,7 @@ def compare(
                 loader += _CALIBRATION
             target = str(scratch / f"{name}.py")
             pathlib.Path(target).write_text(loader)
-        report = pathlib.Path(os.path.abspath(os.fspath(out))) if out is not None else _default_out(name)
-        command = [exe, "compare", target, "--json", "--progress-json", "--out", str(report)]
-        chosen = os.fspath(python) if python else sys.executable
-        command += ["--python", os.path.abspath(chosen) if os.sep in chosen else chosen]  # a bare name: PATH
-        if backends:
-            command += ["--backends", ",".join(backends)]
-        command += option_args
-        return _run(command, report, len(backends) if backends else 3, progress, strict, exe)
+        yield target, name
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -341,12 +356,12 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def _run(
-    command: list[str], report: pathlib.Path, count: int, show_progress: bool, strict: bool, cli: str
-) -> Result:
+def call_cli(command: list[str], count: int, show_progress: bool, unit: str = "backend"):
+    """Runs the CLI with its progress drawn, Ctrl+C handed to it once (a second stops it now).
+    Returns (exit code, stdout, stderr without the progress lines, interrupted)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = _worker_pythonpath()
-    bar = Progress(count, show_progress)  # before the CLI starts: tqdm's import may take a while
+    bar = Progress(count, show_progress, unit)  # before the CLI starts: tqdm's import may take a while
     stderr_lines: list[str] = []
     stdout_chunks: list[bytes] = []
     proc = None
@@ -403,10 +418,15 @@ def _run(
                 stream.close()
         bar.close()
 
-    stderr_text = "\n".join(stderr_lines)
+    return code, b"".join(stdout_chunks).decode("utf-8", "replace"), "\n".join(stderr_lines), interrupted
+
+
+def _run(
+    command: list[str], report: pathlib.Path, count: int, show_progress: bool, strict: bool, cli: str
+) -> Result:
+    code, stdout, stderr_text, interrupted = call_cli(command, count, show_progress)
     if code == 64:
         raise UsageError(_cli.last_lines(stderr_text) or "fusescope-cli refused the options")
-    stdout = b"".join(stdout_chunks).decode("utf-8", "replace")
     try:
         summary = json.loads(stdout) if stdout.strip() else None
     except ValueError:

@@ -10,7 +10,7 @@ import threading
 class Progress:
     """Consumes the CLI's progress events (docs/cli.md, "Progress as JSON lines"); thread-safe."""
 
-    def __init__(self, count: int, enabled: bool):
+    def __init__(self, count: int, enabled: bool, unit: str = "backend"):
         self._lock = threading.Lock()
         self._enabled = enabled
         self._bar = None
@@ -21,7 +21,7 @@ class Progress:
             from tqdm.auto import tqdm
         except ImportError:  # the plain lines below
             return
-        self._bar = tqdm(total=count, unit="backend", desc="fusescope", leave=True, dynamic_ncols=True)
+        self._bar = tqdm(total=count, unit=unit, desc="fusescope", leave=True, dynamic_ncols=True)
 
     def event(self, ev: dict) -> None:
         with self._lock:
