@@ -18,9 +18,17 @@ namespace {
 const QString kRunWide = QObject::tr("(run-wide)");
 
 QString inductorText(const nlohmann::json& options) {
-    // tvm's own options (tune=TRIALS, tune_time=S) are edited in the same field.
+    // tvm's own options (tune=TRIALS, tune_time=S) and Dynamo's (dynamo.NAME=VALUE) are edited in
+    // the same field.
+    nlohmann::json dynamo = nlohmann::json::object();
+    if (options.contains("dynamo"))
+        for (const auto& [name, value] : options["dynamo"].items())
+            dynamo["dynamo." + name] = value;
+    std::string text = formatInductorOptions(dynamo);
     const char* key = options.contains("tvm") ? "tvm" : "inductor";
-    return options.contains(key) ? QString::fromStdString(formatInductorOptions(options[key])) : QString();
+    if (options.contains(key) && !options[key].empty())
+        text += (text.empty() ? "" : ",") + formatInductorOptions(options[key]);
+    return QString::fromStdString(text);
 }
 
 } // namespace
@@ -58,8 +66,8 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
     m_inductor = new QLineEdit(inductorText(entry.options));
     m_inductor->setPlaceholderText(tr("key=value, ...  e.g. epilogue_fusion=false"));
     m_inductor->setToolTip(
-        tr("Inductor options for this entry, merged over the run-wide ones; values as JSON, "
-           "else strings"));
+        tr("Inductor options for this entry, merged over the run-wide ones, and Dynamo's as "
+           "dynamo.NAME=VALUE; values as JSON, else strings"));
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("fullgraph"), m_fullgraph);
     form->addRow(tr("dynamic"), m_dynamic);
@@ -125,6 +133,8 @@ Result<BackendEntry> BackendEntryDialog::entry() const {
             "set fullgraph, dynamic and precision with their own fields, not among the Inductor options"};
     if (typed.contains("inductor"))
         e.options["inductor"] = typed["inductor"];
+    if (typed.contains("dynamo"))
+        e.options["dynamo"] = typed["dynamo"];
     if (e.backend == "tvm" && e.hasOptions()) // tune=TRIALS, tune_time=S: options.tvm (docs/tvm.md)
         return parseBackendEntry(formatBackendEntry(e));
     return e;

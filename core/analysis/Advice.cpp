@@ -7,6 +7,7 @@
 #include "model/WorkloadText.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -286,6 +287,58 @@ std::string breakPage(const GraphBreak& b) {
     return trimmed(b.detail.substr(from, b.detail.find_first_of(" \n", from) - from));
 }
 
+// The Dynamo option a hint says to turn on (`torch._dynamo.config.NAME = True`), or "".
+std::string dynamoOptionIn(const std::string& hint) {
+    const std::string marker = "torch._dynamo.config.";
+    const auto at = hint.find(marker);
+    if (at == std::string::npos)
+        return {};
+    size_t end = at + marker.size();
+    while (end < hint.size() && (std::isalnum(static_cast<unsigned char>(hint[end])) || hint[end] == '_'))
+        ++end;
+    const std::string name = hint.substr(at + marker.size(), end - at - marker.size());
+    const auto rest = hint.find_first_not_of(' ', end);
+    return !name.empty() && rest != std::string::npos && hint.compare(rest, 6, "= True") == 0 ? name : "";
+}
+
+// Graph breaks whose torch hint turns a Dynamo option on (`torch._dynamo.config.NAME = True`):
+// one piece of advice per option and row, its try entry the row with `dynamo.NAME=true`.
+void dynamoOptions(const Report& report, const BackendRun& run, std::vector<Advice>& out) {
+    const auto entry = entryOf(run);
+    if (!entry)
+        return;
+    std::vector<std::pair<std::string, std::vector<const GraphBreak*>>> options; // in order met
+    for (const auto& b : run.breakReasons)
+        for (const auto& hint : breakHints(b)) {
+            const auto name = dynamoOptionIn(hint);
+            if (name.empty() ||
+                (entry->options.contains("dynamo") && entry->options["dynamo"].contains(name)))
+                continue;
+            auto it =
+                std::find_if(options.begin(), options.end(), [&](const auto& o) { return o.first == name; });
+            if (it == options.end())
+                options.push_back({name, {&b}});
+            else if (std::none_of(it->second.begin(), it->second.end(), [&](const GraphBreak* seen) {
+                         return seen->file == b.file && seen->line == b.line;
+                     }))
+                it->second.push_back(&b);
+        }
+    for (const auto& [name, breaks] : options) {
+        Advice a{"dynamo_option", run.name, {}, {}, {}, {}};
+        a.message = "torch says these graph breaks go away with torch._dynamo.config." + name +
+                    " = True: try the row with it (Dynamo then keeps those operations in the graph)";
+        a.evidence = std::to_string(breaks.size()) + (breaks.size() == 1 ? " graph break" : " graph breaks");
+        for (size_t i = 0; i < breaks.size() && i < 3; ++i)
+            if (!breaks[i]->file.empty())
+                a.evidence += (i ? ", " : " at ") + breaks[i]->file + ":" + std::to_string(breaks[i]->line);
+        a.evidence += ": " + breaks.front()->reason;
+        BackendEntry variant = *entry;
+        variant.options["dynamo"][name] = true;
+        a.tryEntry = offer(report, variant);
+        out.push_back(std::move(a));
+    }
+}
+
 void graphBreakHints(const BackendRun& run, std::vector<Advice>& out) {
     for (const auto& b : run.breakReasons) {
         const auto hints = breakHints(b);
@@ -508,8 +561,9 @@ void backendUnavailable(const BackendRun& run, std::vector<Advice>& out) {
 
 const std::vector<std::string>& adviceRuleIds() {
     static const std::vector<std::string> ids = {
-        "compile_kernel_compilation", "compile_autotuning", "recompiles",         "graph_break_hint",
-        "accuracy_failure",           "memory_above_eager", "backend_unavailable"};
+        "compile_kernel_compilation", "compile_autotuning", "recompiles",
+        "graph_break_hint",           "dynamo_option",      "accuracy_failure",
+        "memory_above_eager",         "backend_unavailable"};
     return ids;
 }
 
@@ -520,6 +574,7 @@ std::vector<Advice> adviceFor(const Report& report, const BackendRun& run) {
     compileAutotuning(report, run, out);
     recompiles(report, run, out);
     graphBreakHints(run, out);
+    dynamoOptions(report, run, out);
     accuracyFailure(report, run, out);
     memoryAboveEager(report, run, out);
     // The same break met again by a recompile gives the same advice: said once.

@@ -102,6 +102,9 @@ TuneDimensions defaultTuneDimensions(const std::vector<BackendChoice>& backends,
                       "is not comparable with the fp32 rows'; compare precisions with `compare`");
     d.notes.push_back("threads are not in the space: every candidate runs with this run's threads and "
                       "pinning (--threads), the eager baseline's too");
+    d.notes.push_back("Dynamo options enter through advice: a graph break whose torch hint turns one on "
+                      "(capture_scalar_outputs, capture_dynamic_output_shape_ops) adds the row with it "
+                      "(dynamo.NAME=true); a space file's `entries` can list them too");
     return d;
 }
 

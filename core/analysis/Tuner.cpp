@@ -576,6 +576,10 @@ std::string tuneSnippet(const std::string& entry, const std::string& family) {
     if (family != "torch_compile")
         return prefix + "# " + e.backend + " is not a torch.compile backend (" + family +
                " family): docs/tvm.md and docs/libtorch.md say how FuseScope ran it";
+    // Dynamo options are process-wide settings, set before the compile (docs/cli.md).
+    if (e.options.contains("dynamo"))
+        for (const auto& [name, value] : e.options["dynamo"].items())
+            prefix += "torch._dynamo.config." + name + " = " + pyValue(value) + "\n";
     return prefix + "model = " + compileCall("model", e);
 }
 

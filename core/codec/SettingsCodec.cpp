@@ -224,8 +224,9 @@ json checkedOptions(const Reader& o) {
     (void)o.optBool("fullgraph");
     (void)o.optBool("dynamic"); // null is "auto": kept
     (void)o.object("inductor");
+    (void)o.object("dynamo");
     json out = o.value();
-    for (const char* key : {"mode", "fullgraph", "inductor"})
+    for (const char* key : {"mode", "fullgraph", "inductor", "dynamo"})
         if (out.contains(key) && out[key].is_null())
             out.erase(key);
     return out;

@@ -3,6 +3,9 @@
 #include "model/ErrorCode.h"
 #include "model/WorkloadText.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace fusescope {
 
 namespace {
@@ -133,6 +136,20 @@ Result<nlohmann::json> parseEntryOptions(const std::string& body) {
         } else if (key == "mode") {
             return Error{toString(ErrorCode::BadOption),
                          "give the torch.compile mode as NAME@MODE, e.g. inductor@max-autotune"};
+        } else if (key.rfind("dynamo.", 0) == 0) {
+            // torch._dynamo.config for this entry (docs/cli.md): the worker checks the name against torch's.
+            const std::string name = key.substr(7);
+            const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                                    std::all_of(name.begin(), name.end(), [](char c) {
+                                        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                    });
+            if (!identifier || eq == std::string::npos || value.empty())
+                return Error{toString(ErrorCode::BadOption),
+                             "'" + option +
+                                 "' is not dynamo.NAME=VALUE (a torch._dynamo.config option, e.g. "
+                                 "dynamo.capture_scalar_outputs=true)"};
+            auto parsed = nlohmann::json::parse(value, nullptr, false);
+            options["dynamo"][name] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
         } else {
             inductorItems.push_back(option);
         }
@@ -141,7 +158,7 @@ Result<nlohmann::json> parseEntryOptions(const std::string& body) {
     if (!inductor)
         return Error{toString(ErrorCode::BadOption),
                      inductor.error().message +
-                         " (options are fullgraph, dynamic=..., or Inductor KEY=VALUE)"};
+                         " (options are fullgraph, dynamic=..., dynamo.NAME=VALUE, or Inductor KEY=VALUE)"};
     if (!inductor.value().empty())
         options["inductor"] = inductor.value();
     return options;
@@ -222,6 +239,9 @@ std::string formatBackendEntry(const BackendEntry& entry) {
                                                      : d.get<bool>() ? "true"
                                                                      : "false"));
     }
+    if (entry.options.contains("dynamo"))
+        for (const auto& [key, value] : entry.options["dynamo"].items())
+            options.push_back("dynamo." + key + "=" + formatOptionValue(value));
     if (entry.options.contains("inductor"))
         for (const auto& [key, value] : entry.options["inductor"].items())
             options.push_back(key + "=" + formatOptionValue(value));
@@ -245,11 +265,11 @@ nlohmann::json applyEntryOptions(nlohmann::json base, const BackendEntry& entry)
     for (const auto& [key, value] : entry.options.items()) {
         if (key == "precision") // the workload's, not torch.compile's: entryPrecision
             continue;
-        if (key == "inductor") {
-            if (!base.contains("inductor") || !base["inductor"].is_object())
-                base["inductor"] = nlohmann::json::object();
+        if (key == "inductor" || key == "dynamo") {
+            if (!base.contains(key) || !base[key].is_object())
+                base[key] = nlohmann::json::object();
             for (const auto& [k, v] : value.items())
-                base["inductor"][k] = v;
+                base[key][k] = v;
         } else {
             base[key] = value;
         }

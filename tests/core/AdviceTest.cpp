@@ -64,7 +64,7 @@ BackendRun compileRun(const std::string& label, const std::string& phase, double
 
 TEST(Advice, RuleIdsAreTheDocumentedTable) {
     const auto& ids = adviceRuleIds();
-    EXPECT_EQ(ids.size(), 7u);
+    EXPECT_EQ(ids.size(), 8u);
     EXPECT_NE(std::find(ids.begin(), ids.end(), "memory_above_eager"), ids.end());
 }
 
@@ -189,6 +189,42 @@ TEST(Advice, GraphBreakPassesTorchsHintThrough) {
     EXPECT_EQ(format::breakPlacement(3), "after graph 2");
 }
 
+TEST(Advice, AHintThatTurnsOnADynamoOptionOffersTheRowWithIt) {
+    BackendRun run = inductorRun("inductor{dynamic=false}");
+    GraphBreak b;
+    b.reason = "Unsupported Tensor.item() call with capture_scalar_outputs=False";
+    b.detail = b.reason + "\n  Hint: Set `torch._dynamo.config.capture_scalar_outputs = True` or `export "
+                          "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations.\n";
+    b.file = "gcn.py";
+    b.line = 10;
+    GraphBreak shape = b;
+    shape.reason = "Dynamic shape operator";
+    shape.detail = "Dynamic shape operator\n  Hint: Enable tracing of dynamic shape operators with "
+                   "`torch._dynamo.config.capture_dynamic_output_shape_ops = True`\n";
+    shape.line = 30;
+    GraphBreak again = b;
+    again.line = 20;
+    GraphBreak notAnOption = b;
+    notAnOption.detail = "x\n  Hint: `torch._dynamo.config.verbose` says more\n"; // no "= True"
+    run.breakReasons = {b, again, b, shape, notAnOption};
+    auto fires = withRule(reportOf({run}), "dynamo_option");
+    ASSERT_EQ(fires.size(), 2u); // one per option, not per break
+    EXPECT_EQ(fires[0].tryEntry, "inductor{dynamic=false,dynamo.capture_scalar_outputs=true}");
+    EXPECT_NE(fires[0].evidence.find("2 graph breaks at gcn.py:10, gcn.py:20"), std::string::npos)
+        << fires[0].evidence;
+    EXPECT_NE(fires[0].message.find("torch._dynamo.config.capture_scalar_outputs = True"), std::string::npos);
+    EXPECT_EQ(fires[1].tryEntry, "inductor{dynamic=false,dynamo.capture_dynamic_output_shape_ops=true}");
+    // A row that already sets it, and a report that has the row, offer nothing new.
+    BackendRun with = inductorRun("inductor{dynamo.capture_scalar_outputs=true}");
+    with.breakReasons = {b};
+    EXPECT_TRUE(withRule(reportOf({with}), "dynamo_option").empty());
+    BackendRun plain = inductorRun("inductor");
+    plain.breakReasons = {b};
+    fires = withRule(reportOf({plain, with}), "dynamo_option");
+    ASSERT_EQ(fires.size(), 1u);
+    EXPECT_TRUE(fires[0].tryEntry.empty());
+}
+
 // Issue 33: the same three graph breaks of a GCN under three backends gave nine advice lines. Advice
 // that rows share is said once, naming every row; advice of one row (its own try entry) stays its own.
 TEST(Advice, AdviceSeveralBackendsShareIsSaidOnceNamingThemAll) {
@@ -222,8 +258,11 @@ TEST(Advice, AdviceSeveralBackendsShareIsSaidOnceNamingThemAll) {
     // One row's own view (the GUI's details) names only that row.
     for (const auto& a : adviceFor(report, report.backends[1]))
         EXPECT_EQ(a.backends, std::vector<std::string>{"inductor{dynamic=false}"});
+    // The Dynamo option each row's breaks name is that row's own advice (its own try entry).
+    EXPECT_EQ(withRule(report, "dynamo_option").size(), 3u);
     const auto j = summaryJson(report)["advice"];
-    ASSERT_EQ(j.size(), 3u + withRule(report, "compile_kernel_compilation").size());
+    ASSERT_EQ(j.size(), 3u + withRule(report, "compile_kernel_compilation").size() +
+                            withRule(report, "dynamo_option").size());
     EXPECT_EQ(j[0]["backend"], "aot_eager");
     EXPECT_EQ(j[0]["backends"],
               nlohmann::json({"aot_eager", "inductor{dynamic=false}", "inductor@max-autotune"}));

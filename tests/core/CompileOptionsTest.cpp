@@ -105,6 +105,34 @@ TEST(BackendEntry, RequestAppliesTheEntryOnTopOfTheRunWideOptions) {
     EXPECT_EQ(bad.error().code, "bad_option");
 }
 
+TEST(BackendEntry, DynamoOptionsGoToOptionsDynamo) {
+    auto e = parseBackendEntry(
+        "inductor{freezing=true,dynamo.capture_scalar_outputs=true,dynamo.cache_size_limit=16}");
+    ASSERT_TRUE(e) << e.error().message;
+    EXPECT_EQ(e.value().options["dynamo"],
+              (nlohmann::json{{"capture_scalar_outputs", true}, {"cache_size_limit", 16}}));
+    EXPECT_EQ(e.value().options["inductor"], (nlohmann::json{{"freezing", true}}));
+    const std::string canonical =
+        "inductor{dynamo.cache_size_limit=16,dynamo.capture_scalar_outputs=true,freezing=true}";
+    EXPECT_EQ(formatBackendEntry(e.value()), canonical);
+    auto again = parseBackendEntry(canonical);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again.value().options, e.value().options);
+    // On top of the run-wide options, merged like Inductor's.
+    RunRequest base;
+    base.options = {{"fullgraph", false}, {"dynamo", {{"cache_size_limit", 8}, {"verbose", true}}}};
+    auto r = requestFor("inductor{dynamo.cache_size_limit=16}", base);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r.value().options["dynamo"], (nlohmann::json{{"cache_size_limit", 16}, {"verbose", true}}));
+    for (const std::string bad : {"inductor{dynamo.=1}", "inductor{dynamo.x}", "inductor{dynamo.1a=true}",
+                                  "inductor{dynamo.a-b=true}", "inductor{dynamo.x=}"}) {
+        auto refused = parseBackendEntry(bad);
+        ASSERT_FALSE(refused) << bad;
+        EXPECT_NE(refused.error().message.find("dynamo.NAME=VALUE"), std::string::npos)
+            << refused.error().message;
+    }
+}
+
 TEST(BackendEntry, TvmTuneOptionsGoToOptionsTvm) {
     // docs/tvm.md, "Tuning": tvm{tune=TRIALS,tune_time=SECONDS} -> options.tvm, not Inductor's.
     auto tuned = parseBackendEntry("tvm{tune=64,tune_time=30}");

@@ -308,6 +308,9 @@ TEST(TuneSnippet, IsTheTorchCompileCallOfTheEntry) {
               "\"max_fusion_size\": 128})");
     EXPECT_EQ(tuneSnippet("inductor{dynamic=auto}"),
               "model = torch.compile(model, backend=\"inductor\", dynamic=None)");
+    EXPECT_EQ(tuneSnippet("inductor{dynamo.capture_scalar_outputs=true}"),
+              "torch._dynamo.config.capture_scalar_outputs = True\n"
+              "model = torch.compile(model, backend=\"inductor\")");
     EXPECT_EQ(tuneSnippet("mixed[enc=inductor,dec=eager]"),
               "model.enc = torch.compile(model.enc, backend=\"inductor\")\n# model.dec stays eager\n");
     EXPECT_NE(tuneSnippet("aot_inductor", "libtorch").find("aoti_compile_and_package"), std::string::npos);

@@ -28,8 +28,13 @@ CONTRACT_CANDIDATE = {"entry", "origin", "status", "speedup", "speedup_ci95", "c
 
 def entry_from_snippet(snippet: str) -> str:
     """The `--backends` entry the snippet's torch.compile call stands for, read by Python's parser."""
-    call = next(node for node in ast.walk(ast.parse(snippet))
+    tree = ast.parse(snippet)
+    call = next(node for node in ast.walk(tree)
                 if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "compile")
+    # Dynamo options are set before the call: `torch._dynamo.config.NAME = VALUE`.
+    dynamo = [f"dynamo.{node.targets[0].attr}={json.dumps(ast.literal_eval(node.value))}"
+              for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute)
+              and ast.unparse(node.targets[0].value) == "torch._dynamo.config"]
     kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
     entry = kw.pop("backend")
     if "mode" in kw:
@@ -40,6 +45,7 @@ def entry_from_snippet(snippet: str) -> str:
     if "dynamic" in kw:
         d = kw.pop("dynamic")
         options.append("dynamic=" + ("auto" if d is None else str(d).lower()))
+    options += dynamo
     for key, value in kw.pop("options", {}).items():
         options.append(f"{key}={json.dumps(value) if not isinstance(value, str) else value}")
     assert not kw, f"unexpected arguments {kw}"
@@ -127,3 +133,31 @@ def test_a_bad_budget_is_a_usage_error(cli, budget):
 def test_a_bad_goal_is_a_usage_error(cli):
     r = cli("tune", "demo:mlp", "--budget", "60", "--goal", "speed")
     assert r.code == 64 and "--goal" in r.stderr, r
+
+
+def test_the_snippet_reader_takes_dynamo_options():
+    """The reader above, on the snippet TunerTest pins for a Dynamo option (set before the call)."""
+    snippet = 'torch._dynamo.config.capture_scalar_outputs = True\nmodel = torch.compile(model, backend="inductor")'
+    assert entry_from_snippet(snippet) == "inductor{dynamo.capture_scalar_outputs=true}"
+
+
+def test_advice_turns_a_dynamo_hint_into_a_candidate_and_measures_it(cli, tmp_path):
+    """A Tensor.item() graph break: the dynamo_option advice races the row with
+    capture_scalar_outputs, and the outcome says what it did (two aot_eager runs, ~30 s)."""
+    space = tmp_path / "space.toml"
+    space.write_text('backends = ["aot_eager"]\nbase = "aot_eager"\nmodes = []\ndynamic = []\nfullgraph = false\n'
+                     'assignments = false\nmax_rounds = 1\n[inductor_options]\n')
+    model = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "models" / "scalar_break.py"
+    r = cli("tune", model, "--budget", "3m", "--space", space, "--json", "-q", "-o", tmp_path / "t.fscope", *FAST)
+    assert r.code == 0, r
+    t = r.json()["tuning"]
+    by_entry = {c["entry"]: c for c in t["candidates"]}
+    tried = by_entry["aot_eager{dynamo.capture_scalar_outputs=true}"]
+    assert tried["origin"] == "advice" and tried["advice"] == "dynamo_option" and tried["status"] == "ok", tried
+    outcome = next(a for a in t["advice_outcomes"] if a["rule"] == "dynamo_option")
+    assert outcome["entry"] == tried["entry"] and outcome["base"] == "aot_eager"
+    assert outcome["outcome"] in ("helped", "hurt", "no_difference"), outcome
+    report = json.loads((tmp_path / "t.fscope").read_text())
+    rows = {row["name"]: row for row in report["backends"]}
+    assert rows["aot_eager"]["graph_breaks"] >= 1
+    assert rows[tried["entry"]]["graph_breaks"] == 0

@@ -367,6 +367,14 @@ private slots:
             QVERIFY(dialog.grab().save(QDir(keep).filePath("entry-dialog.png")));
         }
 
+        // Dynamo's options share the field and survive Apply.
+        auto withDynamo = parseBackendEntry("inductor{dynamo.capture_scalar_outputs=true,freezing=true}");
+        QVERIFY(withDynamo);
+        BackendEntryDialog dynamoDialog(withDynamo.value());
+        QCOMPARE(dynamoDialog.inductorEdit()->text(),
+                 QString("dynamo.capture_scalar_outputs=true,freezing=true"));
+        QCOMPARE(dynamoDialog.label(), QString("inductor{dynamo.capture_scalar_outputs=true,freezing=true}"));
+
         dialog.inductorEdit()->setText("epilogue_fusion");
         QVERIFY(dialog.label().isEmpty());
         QVERIFY(!dialog.applyButton()->isEnabled() && !dialog.addButton()->isEnabled());

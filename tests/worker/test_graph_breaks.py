@@ -39,3 +39,31 @@ def test_break_before_any_op_sits_before_graph_zero_at_the_helpers_line():
     assert reason["file"] == str(path) and reason["line"] == 9
     assert reason["graph"] == 0
     assert _source_lines(run.stage("dynamo_fx", 0)) == {19}
+
+
+def _with_dynamo(dynamo: dict) -> dict:
+    return {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "dynamo": dynamo}
+
+
+def test_a_dynamo_option_of_the_entry_removes_the_break_its_hint_names():
+    path = FIXTURES / "scalar_break.py"
+    _, plain = _ok(path, "aot_eager")
+    assert plain["graph_breaks"] >= 1, plain
+    hint = plain["break_reasons"][0]["detail"]
+    assert "torch._dynamo.config.capture_scalar_outputs = True" in hint, hint
+    run = run_model(path, "aot_eager", options=_with_dynamo({"capture_scalar_outputs": True}))
+    result = run.one("result")
+    assert result["status"] == "ok" and result["graph_breaks"] == 0 and result["graphs"] == 1, result
+    assert result["accuracy"]["pass"], result["accuracy"]
+
+
+def test_a_dynamo_option_torch_lacks_or_of_the_wrong_type_is_a_bad_request_naming_it():
+    path = FIXTURES / "scalar_break.py"
+    for dynamo, says in (({"capture_scalar_outputz": True}, "has no option 'capture_scalar_outputz'"),
+                         ({"capture_scalar_outputs": "yes"}, "dynamo.capture_scalar_outputs takes a bool"),
+                         ({"_private": True}, "has no option '_private'")):
+        run = run_model(path, "aot_eager", options=_with_dynamo(dynamo))
+        error = run.one("error")
+        assert error["code"] == "bad_request" and says in error["message"], error
+    run = run_model(path, "aot_eager", options=_with_dynamo([1]))
+    assert "options.dynamo" in run.one("error")["message"]

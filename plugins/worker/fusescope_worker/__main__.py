@@ -44,6 +44,9 @@ def _serve(channel, scratch) -> int:
                 raise WorkerError(BAD_REQUEST, f"unknown request type '{kind}' "
                                   "(run, list_backends, export_torchscript, export_aoti, shutdown)")
             run_request = parse_run(request)
+            if run_request.options["dynamo"]:
+                from .compile_timing import apply_dynamo_config
+                apply_dynamo_config(run_request.options["dynamo"], run_request.backend)
         except WorkerError as error:
             channel.error(error.fields())
             if error.code == BAD_REQUEST:

@@ -282,6 +282,26 @@ def capturing_backend(name: str, options: dict, session, label: str | None = Non
                           backend=error_backend or name) from exc
 
 
+def apply_dynamo_config(options: dict, backend: str) -> None:
+    """Sets the entry's torch._dynamo.config options (`dynamo.NAME=VALUE`, docs/cli.md) for this
+    worker's one run, before anything compiles. A name torch does not have, or a value of another
+    type than the option's, is a bad_request naming it."""
+    from .errors import BAD_REQUEST, WorkerError
+    config = torch._dynamo.config
+    for name, value in options.items():
+        if name.startswith("_") or not hasattr(config, name):
+            raise WorkerError(BAD_REQUEST, f"backend {backend}: dynamo.{name}: torch._dynamo.config has no option "
+                              f"'{name}' (torch {torch.__version__})", backend=backend)
+        current = getattr(config, name)
+        same = (isinstance(value, bool) if isinstance(current, bool)
+                else isinstance(value, (int, float)) and not isinstance(value, bool)
+                if isinstance(current, (int, float)) else isinstance(value, type(current)) or current is None)
+        if not same:
+            raise WorkerError(BAD_REQUEST, f"backend {backend}: dynamo.{name} takes a {type(current).__name__} "
+                              f"(torch's default is {current!r}), not {value!r}", backend=backend)
+        setattr(config, name, value)
+
+
 def compile_module(module, backend, options: dict):
     """torch.compile of `module` with a backend object and the request's fullgraph and dynamic.
 

@@ -11,7 +11,7 @@ from .placement import MALLOC_POLICIES
 DEFAULT_MEASURE = {"warmup": 3, "min_runs": 10, "min_time_s": 1.0, "max_runs": 1000, "max_time_s": 30.0,
                    "confidence_pct": 0.0, "settle": 0}
 MAX_SETTLE = 16
-DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "cache": "cold"}
+DEFAULT_OPTIONS = {"mode": None, "fullgraph": False, "dynamic": None, "inductor": {}, "dynamo": {}, "cache": "cold"}
 DEFAULT_CAPTURE = {"stages": True, "code": True, "trace": False, "roofs": "cached"}  # roofs: roofs.MODES
 DEFAULT_WORKLOAD = {"mode": "inference", "precision": "fp32", "shapes": None, "assign": None}
 DEFAULT_PLACEMENT = {"threads": None, "pin": None, "malloc": None}  # placement.py
@@ -120,6 +120,11 @@ def parse_run(request: dict) -> RunRequest:
         raise _bad("request field 'options.dynamic' must be true, false or null")
     if not isinstance(run.options["inductor"] or {}, dict):
         raise _bad("request field 'options.inductor' must be an object")
+    dynamo = run.options["dynamo"] or {}
+    if not isinstance(dynamo, dict) or not all(isinstance(v, (bool, int, float, str)) for v in dynamo.values()):
+        raise _bad("request field 'options.dynamo' must be an object of torch._dynamo.config names to "
+                   "booleans, numbers or strings")
+    run.options["dynamo"] = dict(dynamo)  # never the shared default
     if run.options["cache"] not in ("cold", "warm"):
         raise _bad("request field 'options.cache' must be \"cold\" or \"warm\"")
     run.capture = _merged(request, "capture", DEFAULT_CAPTURE)
