@@ -19,20 +19,22 @@ std::string formatInductorOptions(const nlohmann::json& options);
 // One entry of a backend list as users type it (docs/cli.md, "Backends and their options"):
 //   NAME[@MODE][{OPTION,...}]
 // OPTION is `fullgraph`, `fullgraph=true|false`, `dynamic=true|false|auto`, `precision=P` (the
-// row's workload precision, e.g. int8_dynamic: docs/quantization.md), or any other KEY=VALUE, an
-// Inductor option. The entry's options apply on top of the run-wide ones, so one
+// row's workload precision, e.g. int8_dynamic: docs/quantization.md), `dynamo.NAME=VALUE` (a
+// torch._dynamo.config option, e.g. dynamo.capture_scalar_outputs=true), or any other KEY=VALUE,
+// an Inductor option. The entry's options apply on top of the run-wide ones, so one
 // comparison can hold `inductor` and `inductor{epilogue_fusion=false}` side by side.
 struct BackendEntry {
     std::string backend;
     std::string mode; // empty: the run-wide mode
     nlohmann::json options =
-        nlohmann::json::object(); // only what the entry sets: fullgraph, dynamic, inductor{}
+        nlohmann::json::object(); // only what the entry sets: fullgraph, dynamic, dynamo{}, inductor{}
 
     bool hasOptions() const { return !options.empty(); }
 };
 
 Result<BackendEntry> parseBackendEntry(const std::string& label);
-// The OPTION list inside an entry's braces -> {fullgraph, dynamic, inductor{}} (only what it sets).
+// The OPTION list inside an entry's braces -> {fullgraph, dynamic, dynamo{}, inductor{}} (only what
+// it sets).
 Result<nlohmann::json> parseEntryOptions(const std::string& body);
 // The entry's own precision (`precision=...`), or "" for the run-wide one.
 std::string entryPrecision(const BackendEntry& entry);
