@@ -307,6 +307,8 @@ def test_tune_a_model_in_memory(fusescope, tmp_path):
     assert result.stopped_by in ("max_rounds", "separated") and result.goal == "latency"
     assert result.elapsed_s <= result.budget_s == 180
     assert result.best in str(result) and repr(result).startswith("<TuneResult best=")
+    page = result._repr_html_()
+    assert "<pre>model = torch.compile(model, backend=&quot;inductor&quot;" in page and "<td>space</td>" in page
     # The report holds a row per candidate, and its `tuning` is the same object.
     assert result.path == str(tmp_path / "t.fscope")
     assert [r.name for r in result.report] == ["inductor", "inductor{dynamic=false}"]

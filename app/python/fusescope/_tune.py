@@ -7,6 +7,7 @@ prints ``{"tuning": ...}``, which TuneResult reads.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import pathlib
@@ -70,6 +71,33 @@ class TuneResult:
 
     def __str__(self) -> str:
         return self.verdict + (f"\n{self.snippet}" if self.snippet else "")
+
+    _HEADER = ("entry", "origin", "status", "speedup", "95 % CI", "compile s", "rounds", "dropped")
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the verdict, the snippet and every candidate (all text escaped)."""
+        e = html.escape
+
+        def num(value, digits=2):
+            return f"{value:.{digits}f}" if isinstance(value, (int, float)) else ""
+
+        body = ""
+        for c in self.candidates:
+            ci = c.get("speedup_ci95") or ()
+            cells = (c.get("entry"), c.get("origin"), c.get("status"), num(c.get("speedup")),
+                     f"{num(ci[0])}-{num(ci[1])}" if len(ci) == 2 else "", num(c.get("compile_s"), 1),
+                     c.get("rounds", ""), c.get("dropped") or "")
+            style = ' style="font-weight:bold"' if c.get("entry") == self.best else ""
+            body += f"<tr{style}>" + "".join(f"<td>{e(str(x if x is not None else ''))}</td>" for x in cells) + "</tr>"
+        head = "".join(f"<th>{e(h)}</th>" for h in self._HEADER)
+        parts = ['<div class="fusescope-tuning">', f"<p>{e(self.verdict)}"
+                 + (" <i>(interrupted)</i>" if self.interrupted else "") + "</p>"]
+        if self.snippet:
+            parts.append(f"<pre>{e(self.snippet)}</pre>")
+        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        if self.path:
+            parts.append(f"<p>report: <code>{e(self.path)}</code></p>")
+        return "".join(parts) + "</div>"
 
 
 def tune(
