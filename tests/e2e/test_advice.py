@@ -44,13 +44,16 @@ def test_show_lists_the_advice_of_a_scripted_report(cli, tmp_path):
     assert r.code == 0, r
     advice = r.json()["advice"]
     by_rule = {a["rule"]: a for a in advice}
-    assert set(by_rule) == {"compile_kernel_compilation", "graph_break_hint", "backend_unavailable"}, advice
+    assert set(by_rule) == {"compile_kernel_compilation", "graph_break_hint", "dynamo_option",
+                            "backend_unavailable"}, advice
     compile_advice = by_rule["compile_kernel_compilation"]
     assert compile_advice["backend"] == "inductor" and compile_advice["try"] == "inductor@lite"
     assert "(80 %" in compile_advice["evidence"], compile_advice
     assert "capture_scalar_outputs = True" in by_rule["graph_break_hint"]["message"]
     assert by_rule["graph_break_hint"]["try"] is None
     assert "model.py:9" in by_rule["graph_break_hint"]["evidence"]
+    # The same hint names a Dynamo option: the row with it is the thing to try (docs/advice.md).
+    assert by_rule["dynamo_option"]["try"] == "inductor{dynamo.capture_scalar_outputs=true}", by_rule["dynamo_option"]
     assert "'thunder'" in by_rule["backend_unavailable"]["message"]
     assert all(a["backend"] != "eager" for a in advice)
 
