@@ -228,7 +228,7 @@ void Tuner::addAssignments(const Report& report) {
         if (!row || row->family != "torch_compile" || !exclusionReason(*row).empty() ||
             !isAssignableEntry(c.entry))
             continue;
-        if (const auto s = pooledSpeedup(*row))
+        if (const auto s = pairedSpeedup(*row)) // the median only: pooledSpeedup's is the same
             fastest.push_back({s->median, c.entry});
     }
     std::stable_sort(fastest.begin(), fastest.end(),
@@ -263,7 +263,7 @@ int Tuner::leader(const Report& report) const {
         const auto* row = rowOf(report, c.entry);
         if (c.dropped || !row || !exclusionReason(*row).empty())
             continue;
-        const auto s = pooledSpeedup(*row);
+        const auto s = pairedSpeedup(*row); // the median only: pooledSpeedup's is the same
         double value = s ? s->median : 0;
         if (m_goal == Goal::Memory) {
             if (!row->peakMemoryBytes)

@@ -293,9 +293,12 @@ def apply_dynamo_config(options: dict, backend: str) -> None:
             raise WorkerError(BAD_REQUEST, f"backend {backend}: dynamo.{name}: torch._dynamo.config has no option "
                               f"'{name}' (torch {torch.__version__})", backend=backend)
         current = getattr(config, name)
-        same = (isinstance(value, bool) if isinstance(current, bool)
-                else isinstance(value, (int, float)) and not isinstance(value, bool)
-                if isinstance(current, (int, float)) else isinstance(value, type(current)) or current is None)
+        if isinstance(current, bool):
+            same = isinstance(value, bool)
+        elif isinstance(current, (int, float)):
+            same = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            same = current is None or isinstance(value, type(current))
         if not same:
             raise WorkerError(BAD_REQUEST, f"backend {backend}: dynamo.{name} takes a {type(current).__name__} "
                               f"(torch's default is {current!r}), not {value!r}", backend=backend)
