@@ -113,6 +113,32 @@ private slots:
         QCOMPARE(graphs.at(0).at(0).toString(), QString("inductor"));
     }
 
+    // The legend never hides a point: slow candidates with the longest compiles sit bottom right,
+    // where a fixed legend covered them (seen on a scalar_break.py tuning).
+    void theLegendLeavesEveryPointVisible() {
+        Report report = tunedReport();
+        for (auto& c : report.tuning->candidates)
+            if (c.speedup) {
+                c.speedup = *c.speedup * 0.2;
+                c.speedupCi95 = SpeedupInterval{*c.speedup * 0.9, *c.speedup * 1.1};
+            }
+        TuningPanel panel;
+        panel.resize(1100, 700);
+        panel.setReport(&report);
+        panel.refresh();
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        auto* plot = panel.chart()->plot();
+        plot->replot();
+        const QRect legend = plot->legend->outerRect();
+        QVERIFY(legend.isValid());
+        for (const auto& c : panel.chart()->placed()) {
+            const QPoint at(int(plot->xAxis->coordToPixel(*c.compileSeconds)),
+                            int(plot->yAxis->coordToPixel(*c.speedup)));
+            QVERIFY2(!legend.adjusted(-6, -6, 6, 6).contains(at), c.entry.c_str());
+        }
+    }
+
     // Run > Tune...: the budget and the space file are checked as they are typed.
     void theTuneDialogChecksWhatIsTyped() {
         QStandardPaths::setTestModeEnabled(true);

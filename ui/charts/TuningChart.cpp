@@ -5,7 +5,9 @@
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <qcustomplot.h>
 
 namespace fusescope {
@@ -138,7 +140,27 @@ void TuningChart::rebuild() {
     m_plot->xAxis->setRange(0, xHi * 1.1);
     m_plot->yAxis->setRange(yLo - pad, yHi + pad);
     m_plot->legend->setVisible(true);
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    // The legend goes to the corner with the fewest points under it: the slowest compiles with
+    // speedups under 1 sit bottom right, where a fixed legend hid them.
+    const double xMax = xHi * 1.1, yMin = yLo - pad, ySpan = yHi - yLo + 2 * pad;
+    const std::array<Qt::Alignment, 4> corners = {Qt::AlignBottom | Qt::AlignRight,
+                                                  Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                                  Qt::AlignBottom | Qt::AlignLeft};
+    Qt::Alignment corner = corners[0];
+    size_t fewest = std::numeric_limits<size_t>::max();
+    for (const auto c : corners) {
+        size_t under = 0;
+        for (const auto& p : m_placed) {
+            const double fx = *p.compileSeconds / xMax, fy = (*p.speedup - yMin) / ySpan;
+            under += ((c & Qt::AlignRight) ? fx > 0.55 : fx < 0.45) &&
+                     ((c & Qt::AlignTop) ? fy > 0.55 : fy < 0.45);
+        }
+        if (under < fewest) {
+            fewest = under;
+            corner = c;
+        }
+    }
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, corner);
     m_plot->replot();
 
     QString text = tr("%1 of %2 candidates placed").arg(m_placed.size()).arg(m_tuning->candidates.size());
