@@ -77,7 +77,7 @@ BackendEntryDialog::BackendEntryDialog(const BackendEntry& entry, QWidget* paren
         m_inductor->setToolTip(tr("MetaSchedule tuning for llvm: tune=TRIALS (required), tune_time=SECONDS "
                                   "(a cap); tuned schedules are cached (docs/tvm.md, \"Tuning\")"));
     }
-    form->addRow(entry.backend == "tvm" ? tr("TVM") : tr("Inductor"), m_inductor);
+    form->addRow(entry.backend == "tvm" ? tr("TVM") : tr("Options"), m_inductor);
     if (!torchCompile)
         for (QWidget* w : {static_cast<QWidget*>(m_mode), static_cast<QWidget*>(m_fullgraph),
                            static_cast<QWidget*>(m_dynamic), static_cast<QWidget*>(m_inductor)})

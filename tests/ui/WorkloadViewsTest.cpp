@@ -374,6 +374,10 @@ private slots:
         QCOMPARE(dynamoDialog.inductorEdit()->text(),
                  QString("dynamo.capture_scalar_outputs=true,freezing=true"));
         QCOMPARE(dynamoDialog.label(), QString("inductor{dynamo.capture_scalar_outputs=true,freezing=true}"));
+        if (const QString keep = qEnvironmentVariable("FUSESCOPE_SAVE_WORKLOAD_REPORT"); !keep.isEmpty()) {
+            dynamoDialog.adjustSize();
+            QVERIFY(dynamoDialog.grab().save(QDir(keep).filePath("entry-dialog-dynamo.png")));
+        }
 
         dialog.inductorEdit()->setText("epilogue_fusion");
         QVERIFY(dialog.label().isEmpty());
