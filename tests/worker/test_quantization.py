@@ -82,6 +82,32 @@ def test_int8_static_calibrates_on_calibration_inputs_and_freezes(quantized_run)
     assert result["options"]["inductor"]["freezing"] is True  # the row says what it ran with
 
 
+def test_int8_static_reduces_the_range_exactly_on_cpus_without_vnni(quantized_run):
+    from fusescope_worker import quantize
+    notes = quantized_run("int8_static").one("result")["quantization"]["notes"]
+    said = any(note.startswith("reduce_range=true") for note in notes)
+    assert said == (not quantize.has_vnni()), notes
+
+
+@pytest.mark.parametrize("flags, expected", [
+    ("fpu sse avx2 fma", False),
+    ("fpu avx2 avx_vnni", True),
+    ("fpu avx512f avx512_vnni", True),
+    ("fpu amx_tile amx_int8", True),
+])
+def test_vnni_is_read_from_the_cpu_flags_when_torch_does_not_say(monkeypatch, tmp_path, flags, expected):
+    import builtins
+
+    from fusescope_worker import quantize
+    monkeypatch.setattr(torch.cpu, "_is_vnni_supported", lambda: False)
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nflags\t\t: {flags}\n")
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open",
+                        lambda path, *a, **k: real_open(cpuinfo if path == "/proc/cpuinfo" else path, *a, **k))
+    assert quantize.has_vnni() is expected
+
+
 def test_missing_torchao_is_unavailable_with_the_reason(tmp_path: pathlib.Path):
     fake = tmp_path / "torchao"
     fake.mkdir()
