@@ -149,6 +149,10 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
         if (index.column() == Status && run.status == RunStatus::Running &&
             !m_liveStatus[index.row()].isEmpty())
             return m_liveStatus[index.row()];
+        // Counted from the stages, which a large report reads after it shows (stagesLoaded).
+        if (m_stagesPending &&
+            (index.column() == column::NodesBeforeFusion || index.column() == column::KernelsAfterFusion))
+            return QStringLiteral("\u2026");
         return q(cellText(run, Column(index.column())));
     case SortRole: {
         // Numbers sort as numbers (an absent one as null), names and words as text.
@@ -182,7 +186,10 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
 }
 
 void ComparisonModel::subscribe(const ReportModel* model) {
-    auto reset = [this, model] { setReport(&model->report()); };
+    auto reset = [this, model] {
+        m_stagesPending = model->stagesPending();
+        setReport(&model->report());
+    };
     reset();
     connect(model, &ReportModel::reportReset, this, reset);
     connect(model, &ReportModel::backendAdded, this, [this] { backendsAdded(); });

@@ -43,6 +43,7 @@ private:
     QVariant toolTip(const BackendRun& run, int column) const;
 
     const Report* m_report = nullptr;
+    bool m_stagesPending = false; // node and kernel counts show "..." until the stages are read
     std::vector<QString> m_liveStatus;
     // Rows announced to views: the report may grow before backendsAdded() is called.
     int m_rows = 0;

@@ -229,7 +229,9 @@ void GraphPanel::onBackendChanged() {
     m_left->clear();
     m_right->clear();
     if (!m_run) {
-        m_stats->setText(tr("No captured stages yet: run a comparison or open a report."));
+        m_stats->setText(m_stagesPending ? tr("Reading the report's graphs: they show here in a moment.")
+                                         : tr("No captured stages yet: run a comparison or open a report."));
+        m_stats->setVisible(true);
         updateBreakBanners();
         return;
     }
@@ -536,7 +538,10 @@ void GraphPanel::exportView(GraphView* view) {
 }
 
 void GraphPanel::subscribe(const ReportModel* model) {
-    auto reset = [this, model] { setReport(&model->report(), model->runViews()); };
+    auto reset = [this, model] {
+        m_stagesPending = model->stagesPending();
+        setReport(&model->report(), model->runViews());
+    };
     reset();
     connect(model, &ReportModel::reportReset, this, reset);
     connect(model, &ReportModel::backendFinished, this,

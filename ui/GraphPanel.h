@@ -92,6 +92,7 @@ private:
     RunViewSnapshot currentView() const;
 
     const Report* m_report = nullptr;
+    bool m_stagesPending = false; // the report's stages are being read (ReportModel::stagesPending)
     RunViews m_views;
     RunViewSnapshot m_view; // the run shown and its derived records; m_run and m_time point into it
     std::shared_ptr<const BackendRun> m_run;

@@ -8,6 +8,7 @@
 #include "capture/SessionPlan.h"
 #include "capture/WorkerConfig.h"
 #include "codec/Utf8.h"
+#include "engine/ReportModel.h"
 #include "files/PathChecks.h"
 #include "import/Import.h"
 #include "model/BackendEntry.h"
@@ -284,7 +285,17 @@ int main(int argc, char** argv) {
             QObject::connect(&window, &fusescope::MainWindow::runFinished, &window,
                              [saveShot] { QTimer::singleShot(200, saveShot); });
     } else if (!shot.isEmpty()) {
-        QTimer::singleShot(500, saveShot);
+        // A large report's graphs are read after it shows (ReportModel::stagesPending): the
+        // picture waits for them, so that it shows the whole report whichever tab it is of.
+        QTimer::singleShot(500, &window, [&window, saveShot] {
+            const auto* model = window.reportModel();
+            if (!model->stagesPending()) {
+                saveShot();
+                return;
+            }
+            QObject::connect(model, &fusescope::ReportModel::stagesLoaded, &window,
+                             [saveShot] { QTimer::singleShot(500, saveShot); });
+        });
     }
     return app.exec();
 }

@@ -6,23 +6,34 @@
 //   fusescope_bench_report_open REPORT BACKEND OTHER [ROUNDS]
 //
 // Prints, in milliseconds:
-//   open        openReport() until the report is shown (read, derived data, every tab reset)
+//   open        openReport() until the report is shown (read, derived data, every tab reset) and
+//               painted: the first paint of its table and charts
+//   stages      openReport() until a large report's stage graphs, read after it shows, are in
+//               every view (ReportModel::stagesPending; the same as `open` for a report read whole
+//               and for a tree before the two-step read)
 //   call        a showGraphs() call itself: the work it does on the UI thread before returning
 //   ready       from the call until every graph view it shows has its layout and has painted
 // for the first switch to BACKEND, then ROUNDS (default 5) switches OTHER -> BACKEND, with the
 // median and the range. The backend probe is pointed at an interpreter that does not exist so no
 // Python process competes with the measurement (FUSESCOPE_PYTHON).
+//
+// FUSESCOPE_BENCH_EXIT=first-paint or =graphs ends the process after `open`, or after the graphs
+// of BACKEND are laid out and painted, printing the wall clock (`now`, seconds since the epoch)
+// first: against the time the command was started, a user's start-to-first-picture and
+// start-to-graphs. It ends with _Exit, so that the engine still reading stages is not waited for.
 #include "GraphPanel.h"
 #include "GraphScene.h"
 #include "GraphView.h"
 #include "MainWindow.h"
 #include "StageCompareWidget.h"
+#include "engine/ReportModel.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 using namespace fusescope;
@@ -49,7 +60,7 @@ Switch showAndWait(MainWindow& window, const QString& backend) {
     window.showGraphs(backend);
     out.callMs = double(timer.nsecsElapsed()) / 1e6;
     while (layoutPending(window.graphPanel()) && timer.elapsed() < 600000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
     (void)window.grab(); // paints every visible widget once
     out.readyMs = double(timer.nsecsElapsed()) / 1e6;
     return out;
@@ -74,6 +85,7 @@ int main(int argc, char** argv) {
     const QString backend = QString::fromLocal8Bit(argv[2]), other = QString::fromLocal8Bit(argv[3]);
     const int rounds = argc > 4 ? std::max(1, std::atoi(argv[4])) : 5;
 
+    const QByteArray exitAfter = qgetenv("FUSESCOPE_BENCH_EXIT");
     MainWindow window;
     window.resize(1440, 900);
     window.show();
@@ -86,7 +98,30 @@ int main(int argc, char** argv) {
     }
     (void)window.grab();
     std::printf("%-22s %9.1f\n", "open", double(timer.nsecsElapsed()) / 1e6);
+    auto exitNow = [] {
+        timespec now{};
+        clock_gettime(CLOCK_REALTIME, &now);
+        std::printf("%-22s %ld.%09ld\n", "now", static_cast<long>(now.tv_sec), now.tv_nsec);
+        std::fflush(stdout);
+        std::_Exit(0);
+    };
+    if (exitAfter == "first-paint")
+        exitNow();
+    // Asked by name, so that the same source builds against a tree that reads reports in one step.
+    auto stagesPending = [&window] {
+        bool pending = false;
+        return QMetaObject::invokeMethod(window.reportModel(), "stagesPending", Qt::DirectConnection,
+                                         Q_RETURN_ARG(bool, pending)) &&
+               pending;
+    };
+    while (stagesPending() && timer.elapsed() < 600000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
+    std::printf("%-22s %9.1f\n", "stages", double(timer.nsecsElapsed()) / 1e6);
     const Switch first = showAndWait(window, backend);
+    if (exitAfter == "graphs") {
+        std::printf("%-22s %9.1f\n", "graphs ready", double(timer.nsecsElapsed()) / 1e6);
+        exitNow();
+    }
     std::printf("%-22s %9.1f\n%-22s %9.1f\n", "first switch: call", first.callMs, "first switch: ready",
                 first.readyMs);
     std::vector<double> calls, ready;

@@ -875,7 +875,7 @@ void readBackendRun(const Reader& r, BackendRun& run) {
     }
     readRounds(r, run);
     readResultFields(r, run);
-    appendObjects(r, "stages", run.stages, readStageGraph);
+    readStages(r, run.stages);
     appendObjects(r, "code", run.code, readCode);
     if (auto m = r.object("model")) {
         ModelInfo model;
@@ -891,6 +891,10 @@ void readBackendRun(const Reader& r, BackendRun& run) {
     if (r.has("trace_info"))
         run.traceInfo = readTraceInfo(r.child("trace_info", r.value()["trace_info"]));
     run.log = r.str("log");
+}
+
+void readStages(const Reader& r, std::vector<StageGraph>& out) {
+    appendObjects(r, "stages", out, readStageGraph);
 }
 
 Result<BackendRun> decodeBackendRun(const json& j, const std::string& origin) {

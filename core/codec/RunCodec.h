@@ -52,6 +52,8 @@ Status decodeRunResult(const nlohmann::json& message, BackendRun& run, const std
 
 // For the other decoders.
 void readBackendRun(const Reader& r, BackendRun& run);
+// A backend run's "stages" member (readBackendRun reads it too; codec/StageSpans.h alone).
+void readStages(const Reader& r, std::vector<StageGraph>& out);
 void readModelInfo(const Reader& r, ModelInfo& m);
 // `warnings`: [{code, message}], of a run or of the whole report.
 std::vector<RunWarning> readWarnings(const Reader& r);

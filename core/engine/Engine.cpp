@@ -141,8 +141,12 @@ public:
 
     void openReport(const std::string& path, quint64 ticket) {
         ReadLeftovers leftovers; // freed after the report is on its way (ReportFile.h)
-        auto loaded =
-            openReportOrImport(path, &leftovers); // a .fscope, or a log an importer takes (docs/import.md)
+        DeferredStages deferred; // a large report's stages, read after the rest is shown
+        // FUSESCOPE_OPEN_WHOLE=1 reads every report in one step, as before the two-step read: the
+        // same binary measures both (docs/performance.md, "First paint").
+        static const bool readWhole = qEnvironmentVariableIsSet("FUSESCOPE_OPEN_WHOLE");
+        // A .fscope, or a log an importer takes (docs/import.md).
+        auto loaded = openReportOrImport(path, &leftovers, readWhole ? nullptr : &deferred);
         if (!loaded) {
             emit m_engine->openFailed(ticket, path, loaded.error().message);
             return;
@@ -151,8 +155,15 @@ public:
         const quint64 generation = ++m_generation;
         auto report = std::make_shared<const Report>(std::move(loaded).value());
         RunViews views = analyzeReport(report);
-        emit m_engine->reportOpened(generation, ticket, std::move(report), std::move(views), path);
+        emit m_engine->reportOpened(generation, ticket, report, std::move(views), path, !deferred.empty());
         leftovers.held.reset(); // here, while the UI thread shows the report
+        if (deferred.empty())
+            return;
+        auto whole = std::make_shared<const Report>(withDeferredStages(*report, deferred));
+        report.reset();
+        deferred = {};
+        RunViews wholeViews = analyzeReport(whole);
+        emit m_engine->stagesLoaded(generation, std::move(whole), std::move(wholeViews));
     }
 
     void saveReport(const ReportSnapshot& report, const std::string& path) {

@@ -115,8 +115,12 @@ signals:
     // startTune could not start: the space file or the space is bad (no run was started).
     void tuneFailed(const std::string& message);
     // The report read, with one view per backend (their runs point into `report`, nothing copied).
+    // `stagesFollow`: a large report was read without its stage graphs (report/ReportFile.h,
+    // DeferredStages); stagesLoaded brings the whole report next, in the same generation.
     void reportOpened(quint64 generation, quint64 ticket, fusescope::ReportSnapshot report,
-                      fusescope::RunViews views, const std::string& path);
+                      fusescope::RunViews views, const std::string& path, bool stagesFollow);
+    // The opened report again, with its stages, and views derived from it.
+    void stagesLoaded(quint64 generation, fusescope::ReportSnapshot report, fusescope::RunViews views);
     void openFailed(quint64 ticket, const std::string& path, const std::string& message);
     // `error` empty when the report was written.
     void saved(const std::string& path, const std::string& error);

@@ -1,5 +1,7 @@
 #include "ReportModel.h"
 
+#include <utility>
+
 namespace fusescope {
 
 namespace {
@@ -27,7 +29,7 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
     });
     connect(&engine, &Engine::reportOpened, this,
             [this](quint64 generation, quint64 ticket, const ReportSnapshot& report, const RunViews& views,
-                   const std::string& path) {
+                   const std::string& path, bool stagesFollow) {
                 if (generation <= m_generation) {
                     ++m_dropped;
                     return;
@@ -35,8 +37,20 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
                 m_generation = generation;
                 m_running = false;
                 m_path = q(path);
-                replace(report, nullptr, views);
+                replace(report, nullptr, views, stagesFollow);
                 emit opened(ticket, q(path));
+            });
+    connect(&engine, &Engine::stagesLoaded, this,
+            [this](quint64 generation, const ReportSnapshot& report, const RunViews& views) {
+                if (!isCurrent(generation) || !m_stagesPending || m_report != m_opened.get())
+                    return;
+                // Views keep pointers into the report they show: a whole report is a reset, as
+                // at open (a view keeps its selection by name, as it does across reports).
+                auto after = std::exchange(m_afterStages, {});
+                replace(report, nullptr, views);
+                emit stagesLoaded();
+                for (auto& then : after)
+                    then();
             });
     connect(&engine, &Engine::openFailed, this,
             [this](quint64 ticket, const std::string& path, const std::string& msg) {
@@ -140,9 +154,11 @@ const BackendRun* ReportModel::liveRun(int row) const {
     return it == m_liveRuns.end() ? nullptr : &it->second;
 }
 
-void ReportModel::replace(ReportSnapshot opened, const Report* live, RunViews views) {
+void ReportModel::replace(ReportSnapshot opened, const Report* live, RunViews views, bool stagesFollow) {
     // The report shown until now stays alive until every view has moved to the new one.
     ReportSnapshot previous = std::move(m_opened);
+    m_stagesPending = stagesFollow;
+    m_afterStages.clear(); // cannot hold anything: stagesLoaded comes before any other report
     m_opened = std::move(opened);
     m_report = live ? live : m_opened.get();
     if (live != &m_live)
@@ -179,10 +195,18 @@ ReportSnapshot ReportModel::snapshot() const {
 }
 
 void ReportModel::save(const QString& path) {
+    if (m_stagesPending) { // the report shown has no stages yet: save the whole one
+        m_afterStages.push_back([this, path] { save(path); });
+        return;
+    }
     m_engine.saveReport(snapshot(), path.toStdString());
 }
 
 void ReportModel::exportHtml(const QString& path) {
+    if (m_stagesPending) {
+        m_afterStages.push_back([this, path] { exportHtml(path); });
+        return;
+    }
     m_engine.exportHtml(snapshot(), path.toStdString());
 }
 

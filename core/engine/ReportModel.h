@@ -4,7 +4,9 @@
 
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <map>
+#include <vector>
 
 namespace fusescope {
 
@@ -31,6 +33,9 @@ public:
     RunViewSnapshot runView(int row) const;
     // One per row of report() (null for rows not finished).
     const RunViews& runViews() const { return m_views; }
+    // A large report was opened without its stage graphs and they are being read: every row's
+    // `stages` is empty until the whole report replaces it: reportReset(), then stagesLoaded().
+    Q_INVOKABLE bool stagesPending() const { return m_stagesPending; }
     // The file the report was opened from or last saved to, else empty.
     QString path() const { return m_path; }
     // Snapshots of an older generation that arrived and were dropped.
@@ -55,6 +60,8 @@ signals:
     void backendProgress(int row, const QString& phase, double fraction, const QString& message);
     void samplesArrived(int row);
     void backendFinished(int row);
+    // The stages of a report opened without them have arrived (stagesPending() is now false).
+    void stagesLoaded();
     void runFinished();
     void tuneFailed(const QString& message);
     void opened(quint64 ticket, const QString& path);
@@ -69,11 +76,13 @@ private:
     // Whether a snapshot of `generation` belongs to the report shown; counts the ones dropped.
     bool isCurrent(quint64 generation);
     // The report shown becomes `live` (a run) or `opened`, and every view is told.
-    void replace(ReportSnapshot opened, const Report* live, RunViews views);
+    void replace(ReportSnapshot opened, const Report* live, RunViews views, bool stagesFollow = false);
 
     Engine& m_engine;
     ReportSnapshot m_opened; // a report read from a file: shared with the engine, never copied
-    Report m_live;           // the report of a run, assembled from its snapshots
+    bool m_stagesPending = false;
+    std::vector<std::function<void()>> m_afterStages; // saves asked for while the stages were read
+    Report m_live;                                    // the report of a run, assembled from its snapshots
     Report m_empty;
     const Report* m_report = &m_empty;
     std::map<int, BackendRun> m_liveRuns; // node addresses are stable: views keep the pointer

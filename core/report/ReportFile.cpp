@@ -4,6 +4,7 @@
 #include "codec/ReportCodec.h"
 #include "files/PathChecks.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fusescope {
@@ -75,15 +77,54 @@ Result<std::string> readReportBytes(const std::string& path) {
 
 } // namespace
 
-Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers) {
+Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers, DeferredStages* deferred) {
     auto bytes = readReportBytes(path);
     if (!bytes)
         return bytes.error();
+    if (deferred) {
+        auto text = std::make_shared<const std::string>(std::move(bytes).value());
+        if (auto spans = codec::findStageSpans(*text)) {
+            size_t stageBytes = 0;
+            for (const auto& span : *spans)
+                stageBytes += span.end - span.begin;
+            if (stageBytes >= kDeferStagesFromBytes) {
+                auto report = parseReport(codec::withoutSpans(*text, *spans), path, leftovers);
+                if (report) {
+                    *deferred = DeferredStages{text, std::move(*spans), path};
+                    return report;
+                }
+            }
+        }
+        return parseReport(*text, path, leftovers); // whole; the small tree is all leftovers hold
+    }
     auto report = parseReport(bytes.value(), path, leftovers);
     if (leftovers && report) // the tree and the bytes, freed together by the caller
         leftovers->held = std::make_shared<const std::pair<std::shared_ptr<const void>, std::string>>(
             std::move(leftovers->held), std::move(bytes).value());
     return report;
+}
+
+Report withDeferredStages(const Report& skeleton, const DeferredStages& deferred) {
+    Report full = skeleton;
+    auto decoded = codec::decodeStageSpans(*deferred.text, deferred.spans,
+                                           std::max(1u, std::thread::hardware_concurrency()));
+    for (size_t i = 0; i < deferred.spans.size(); ++i) {
+        const size_t backend = deferred.spans[i].backend;
+        if (backend >= full.backends.size())
+            continue; // cannot happen for a skeleton read from the same text
+        auto& stages = decoded[i];
+        if (!stages) {
+            full.readNotes.push_back("report " + deferred.origin + ": " + stages.error().message +
+                                     "; backend " + full.backends[backend].name +
+                                     " is shown without its graphs");
+            continue;
+        }
+        full.backends[backend].stages = std::move(stages.value().stages);
+        if (const size_t bad = stages.value().replacedSequences)
+            full.readNotes.push_back(std::to_string(bad) + " ill-formed UTF-8 sequence(s) in backends[" +
+                                     std::to_string(backend) + "].stages were replaced by U+FFFD");
+    }
+    return full;
 }
 
 namespace {
@@ -99,11 +140,12 @@ void setForeignReportReader(ForeignReportReader reader) {
     foreignReader() = std::move(reader);
 }
 
-Result<Report> openReportOrImport(const std::string& path, ReadLeftovers* leftovers) {
+Result<Report> openReportOrImport(const std::string& path, ReadLeftovers* leftovers,
+                                  DeferredStages* deferred) {
     if (const auto& reader = foreignReader())
         if (auto imported = reader(path))
             return std::move(*imported);
-    return readReport(path, leftovers);
+    return readReport(path, leftovers, deferred);
 }
 
 Status writeFileAtomically(const std::string& path, const std::string& contents) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "codec/StageSpans.h"
 #include "model/Report.h"
 #include "model/Result.h"
 
@@ -19,9 +20,31 @@ struct ReadLeftovers {
     std::shared_ptr<const void> held;
 };
 
+// A large report's stage graphs, left in the file's bytes by readReport(path, ..., &deferred) and
+// decoded by withDeferredStages: the GUI shows the table and the charts first and the graphs
+// when they are read (docs/performance.md, "First paint").
+struct DeferredStages {
+    std::shared_ptr<const std::string> text; // the file's bytes
+    std::vector<codec::StageSpan> spans;     // each backend's "stages" array in `text`
+    std::string origin;                      // the file, for messages
+    bool empty() const { return spans.empty(); }
+};
+
+// Stages are deferred only when they are at least this many bytes: below it they cost less to
+// read than a second update of every view.
+inline constexpr size_t kDeferStagesFromBytes = size_t(1) << 20;
+
 // Reads a .fscope report (docs/report-format.md). Every failure names the file: missing,
 // empty, truncated or not JSON, not a FuseScope report, or written by a newer schema.
-Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers = nullptr);
+// With `deferred`, a report whose stages are large is read without them (each backend's `stages`
+// empty) and `deferred` says where they are; a file whose stages cannot be told apart by a scan,
+// or whose rest does not read, is read whole, so its faults are named as they always were.
+Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers = nullptr,
+                          DeferredStages* deferred = nullptr);
+
+// `skeleton` (read with `deferred`) with its stages decoded. A backend whose stages do not read
+// keeps none; the report's readNotes name the file, the member and the fault, and the rest stands.
+Report withDeferredStages(const Report& skeleton, const DeferredStages& deferred);
 
 // Inputs that are not .fscope reports (a TORCH_TRACE log, a profiler trace: docs/import.md). The
 // apps register import::importerReader() (fusescope_import sits above the core); it answers nullopt
@@ -30,7 +53,8 @@ using ForeignReportReader = std::function<std::optional<Result<Report>>(const st
 void setForeignReportReader(ForeignReportReader reader);
 
 // What the engine opens: the foreign reader's report when it takes `path`, else readReport(path).
-Result<Report> openReportOrImport(const std::string& path, ReadLeftovers* leftovers = nullptr);
+Result<Report> openReportOrImport(const std::string& path, ReadLeftovers* leftovers = nullptr,
+                                  DeferredStages* deferred = nullptr);
 
 // Parses report text that came from `origin` (a path, for messages).
 Result<Report> parseReport(const std::string& text, const std::string& origin,

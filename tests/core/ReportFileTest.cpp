@@ -174,3 +174,145 @@ TEST_F(ReportFileTest, FileOverTheSizeLimitIsRefusedUnread) {
     EXPECT_EQ(r.error().code, "report_too_large");
     EXPECT_NE(r.error().message.find("4 GiB"), std::string::npos) << r.error().message;
 }
+
+// A large report is read in two steps (docs/performance.md, "First paint"): the scan that finds
+// each backend's stages in the text, the report without them, then the stages.
+namespace {
+
+std::vector<std::string> spanTexts(const std::string& text, const std::vector<codec::StageSpan>& spans) {
+    std::vector<std::string> out;
+    for (const auto& s : spans)
+        out.push_back(std::to_string(s.backend) + ":" + text.substr(s.begin, s.end - s.begin));
+    return out;
+}
+
+} // namespace
+
+TEST(StageSpans, EachBackendsStagesAndNothingElse) {
+    // "stages" at the root, inside a backend's member and in strings is not a backend's stages;
+    // strings holding brackets, quotes and backslashes do not end an array early.
+    const std::string text = R"( {"stages": [1], "model": {"stages": [2]},
+        "backends": [
+          {"name": "a", "samples": {"stages": [3]}, "stages": [{"name": "x]}\"", "k": "\\"}, [[]]],
+           "log": "\"stages\": [4]"},
+          {"name": "b"},
+          {"stages" : [ ], "name": "c"}
+        ], "tail": {"backends": [{"stages": [5]}]}} )";
+    const auto spans = codec::findStageSpans(text);
+    ASSERT_TRUE(spans.has_value());
+    EXPECT_EQ(spanTexts(text, *spans),
+              (std::vector<std::string>{R"(0:[{"name": "x]}\"", "k": "\\"}, [[]]])", "2:[ ]"}));
+    EXPECT_EQ(codec::withoutSpans(text, *spans).find("x]}"), std::string::npos);
+    EXPECT_TRUE(nlohmann::json::accept(codec::withoutSpans(text, *spans)));
+}
+
+TEST(StageSpans, ShapesThatLeaveDoubtGiveNoAnswer) {
+    for (const std::string text : {
+             R"([{"backends": []}])",                            // not an object
+             R"({"backends": [], "backends": []})",              // duplicated
+             R"({"backends": [{"stages": [], "stages": [1]}]})", // duplicated
+             R"({"backends": [{"st\u0061ges": [1]}]})",          // an escaped key
+             R"({"backends": [{"stages": [[}, 1]]}]})",          // brackets out of order
+             R"({"backends": [{"stages": [1]}]} x)",             // more after the end
+             R"({"backends": [{"stages": ["1]}]})",              // a string never ends
+             R"({"backends": [{"stages": [1]})",                 // truncated
+         })
+        EXPECT_FALSE(codec::findStageSpans(text).has_value()) << text;
+}
+
+TEST_F(ReportFileTest, ALargeReportsStagesAreReadAfterTheRestToTheSameReport) {
+    const Report original = testdata::largeStagesReport(kDeferStagesFromBytes);
+    ASSERT_FALSE(writeReport(original, path("big.fscope")).has_value());
+    DeferredStages deferred;
+    auto skeleton = readReport(path("big.fscope"), nullptr, &deferred);
+    ASSERT_TRUE(skeleton.ok()) << skeleton.error().message;
+    ASSERT_EQ(deferred.spans.size(), 3u); // inductor's, tvm's (empty) and eager's
+    EXPECT_EQ(deferred.spans[0].backend, 0u);
+    EXPECT_EQ(deferred.spans[1].backend, 1u);
+    EXPECT_EQ(deferred.spans[2].backend, 2u);
+    for (const auto& run : skeleton.value().backends)
+        EXPECT_TRUE(run.stages.empty()) << run.name;
+    EXPECT_EQ(skeleton.value().backends[0].compiledSamplesMs, original.backends[0].compiledSamplesMs);
+    const Report whole = withDeferredStages(skeleton.value(), deferred);
+    EXPECT_TRUE(whole.readNotes.empty());
+    EXPECT_EQ(nlohmann::json(whole), nlohmann::json(original));
+    // Read whole, as every reader but the GUI does, it is the same report.
+    auto direct = readReport(path("big.fscope"));
+    ASSERT_TRUE(direct.ok());
+    EXPECT_EQ(nlohmann::json(direct.value()), nlohmann::json(original));
+}
+
+TEST_F(ReportFileTest, ASmallReportIsReadWholeWhenDeferringIsAsked) {
+    ASSERT_FALSE(writeReport(testdata::sampleReport(), path("r.fscope")).has_value());
+    DeferredStages deferred;
+    auto back = readReport(path("r.fscope"), nullptr, &deferred);
+    ASSERT_TRUE(back.ok());
+    EXPECT_TRUE(deferred.empty());
+    EXPECT_EQ(back.value().backends[0].stages.size(), 2u);
+}
+
+TEST_F(ReportFileTest, DeferredStagesThatDoNotReadAreNamedAndTheRestStands) {
+    const Report original = testdata::largeStagesReport(kDeferStagesFromBytes);
+    ASSERT_FALSE(writeReport(original, path("big.fscope")).has_value());
+    std::ifstream in(path("big.fscope"));
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+
+    // A wrong type in inductor's stages: its path, the backend, and eager's stages still read.
+    std::string wrongType = text;
+    const size_t level = wrongType.find("\"level\":\"scheduler\"");
+    ASSERT_NE(level, std::string::npos);
+    wrongType.replace(level, 19, "\"level\":17         ");
+    writeRaw("type.fscope", wrongType);
+    DeferredStages deferred;
+    auto skeleton = readReport(path("type.fscope"), nullptr, &deferred);
+    ASSERT_TRUE(skeleton.ok()) << skeleton.error().message;
+    ASSERT_FALSE(deferred.empty());
+    const Report whole = withDeferredStages(skeleton.value(), deferred);
+    ASSERT_EQ(whole.readNotes.size(), 1u);
+    EXPECT_NE(whole.readNotes[0].find("type.fscope"), std::string::npos) << whole.readNotes[0];
+    EXPECT_NE(whole.readNotes[0].find("backends[0].stages[0].level"), std::string::npos)
+        << whole.readNotes[0];
+    EXPECT_NE(whole.readNotes[0].find("backend inductor is shown without its graphs"), std::string::npos);
+    EXPECT_TRUE(whole.backends[0].stages.empty());
+    EXPECT_EQ(whole.backends[2].stages.size(), 1u);
+    EXPECT_EQ(whole.backends[0].compiledSamplesMs, original.backends[0].compiledSamplesMs);
+    // Read whole, the same file is refused, naming the same member.
+    auto direct = readReport(path("type.fscope"));
+    ASSERT_FALSE(direct.ok());
+    EXPECT_NE(direct.error().message.find("backends[0].stages[0].level"), std::string::npos);
+
+    // A syntax error inside the stages names the file's byte (counted from 1, as the whole read
+    // names it), not the span's.
+    std::string syntax = text;
+    const size_t colon = syntax.find("\"nodes\":") + 7;
+    syntax[colon] = ';';
+    writeRaw("syntax.fscope", syntax);
+    auto skeleton2 = readReport(path("syntax.fscope"), nullptr, &deferred);
+    ASSERT_TRUE(skeleton2.ok()) << skeleton2.error().message;
+    const Report whole2 = withDeferredStages(skeleton2.value(), deferred);
+    ASSERT_EQ(whole2.readNotes.size(), 1u);
+    const std::string byte = "byte " + std::to_string(colon + 1);
+    EXPECT_NE(whole2.readNotes[0].find("backends[0].stages[0]: " + byte), std::string::npos)
+        << whole2.readNotes[0] << " (the ';' is at offset " << colon << ")";
+    auto direct2 = readReport(path("syntax.fscope"));
+    ASSERT_FALSE(direct2.ok());
+    EXPECT_NE(direct2.error().message.find(byte), std::string::npos) << direct2.error().message;
+}
+
+TEST_F(ReportFileTest, AFileWhoseStagesCannotBeToldApartIsReadWholeWithItsOwnError) {
+    const Report original = testdata::largeStagesReport(kDeferStagesFromBytes);
+    ASSERT_FALSE(writeReport(original, path("big.fscope")).has_value());
+    std::ifstream in(path("big.fscope"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t nodes = text.find("\"nodes\":[") + 8;
+    text[nodes] = '{'; // the array now closes with ']' after '{': out of order
+    writeRaw("bad.fscope", text);
+    DeferredStages deferred;
+    auto deferring = readReport(path("bad.fscope"), nullptr, &deferred);
+    auto whole = readReport(path("bad.fscope"));
+    ASSERT_FALSE(deferring.ok());
+    ASSERT_FALSE(whole.ok());
+    EXPECT_TRUE(deferred.empty());
+    EXPECT_EQ(deferring.error().message, whole.error().message);
+    EXPECT_EQ(deferring.error().code, whole.error().code);
+}

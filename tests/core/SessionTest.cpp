@@ -1,6 +1,7 @@
 // CompareSession and the engine thread with fake backend families: the state machine (run order,
 // skip after a model error, cancel, timeout, assignment search order) and the generations that keep
 // a cancelled run out of the report shown. Milliseconds, no torch.
+#include "TestData.h"
 #include "capture/CompareSession.h"
 #include "capture/WorkerJob.h"
 #include "codec/MessageCodec.h"
@@ -511,6 +512,48 @@ private slots:
             QCOMPARE(traceOf(view).get(), &*report.backends[i].trace);
         }
         QVERIFY(traced > 0);
+    }
+
+    // A large report shows before its stages are read (docs/performance.md, "First paint"): opened
+    // without them, then reset with them in the same generation; a save asked for meanwhile writes
+    // the whole report, never the one without stages.
+    void aLargeReportShowsFirstThenItsStages() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("big.fscope").toStdString();
+        const Report original = testdata::largeStagesReport(kDeferStagesFromBytes);
+        QVERIFY(!writeReport(original, path));
+        Engine engine(noFamilies);
+        ReportModel model(engine);
+        bool pendingAtOpen = false;
+        size_t stagesAtOpen = 99;
+        const auto atOpen = connect(&model, &ReportModel::opened, &model, [&] {
+            pendingAtOpen = model.stagesPending();
+            stagesAtOpen = model.report().backends[0].stages.size();
+            model.save(dir.filePath("saved.fscope")); // before the stages are in
+        });
+        QSignalSpy resets(&model, &ReportModel::reportReset);
+        QSignalSpy loaded(&model, &ReportModel::stagesLoaded);
+        QSignalSpy saved(&model, &ReportModel::saved);
+        model.open(QString::fromStdString(path));
+        QVERIFY(loaded.wait(20000));
+        QVERIFY(pendingAtOpen);
+        QCOMPARE(stagesAtOpen, size_t(0));
+        QCOMPARE(resets.size(), 2); // at open, and with the stages
+        QVERIFY(!model.stagesPending());
+        QCOMPARE(model.report().backends[0].stages.size(), original.backends[0].stages.size());
+        const quint64 generation = model.generation();
+        QVERIFY(model.runView(0));
+        QCOMPARE(model.runView(0)->run->stages.size(), original.backends[0].stages.size());
+        QVERIFY(saved.wait(20000));
+        auto back = readReport(dir.filePath("saved.fscope").toStdString());
+        QVERIFY(back.ok());
+        QCOMPARE(back.value().backends[0].stages.size(), original.backends[0].stages.size());
+        QCOMPARE(model.generation(), generation);
+        disconnect(atOpen);
+        // A small report is read in one step: no second reset.
+        QVERIFY(openFixture(model));
+        QVERIFY(!model.stagesPending());
+        QCOMPARE(loaded.size(), 1);
     }
 
     // File > Export HTML Report: the page is written on the engine thread; a path that cannot be

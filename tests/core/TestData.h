@@ -1,6 +1,9 @@
 #pragma once
 
+#include "codec/StageCodec.h"
 #include "model/Report.h"
+
+#include <nlohmann/json.hpp>
 
 namespace fusescope::testdata {
 
@@ -120,6 +123,27 @@ inline Report sampleReport() {
     failed.error = RunError{"backend_unavailable", "backend tvm: apache-tvm is not installed", "", ""};
 
     r.backends = {ok, failed};
+    return r;
+}
+
+// sampleReport() with as many copies of its inductor stages (each its own graph) as make their JSON
+// at least `stageBytes` long: a report large enough for its stages to be read after the rest
+// (report/ReportFile.h, kDeferStagesFromBytes). A third row, eager, has stages of its own.
+inline Report largeStagesReport(size_t stageBytes) {
+    Report r = sampleReport();
+    const std::vector<StageGraph> one = r.backends[0].stages;
+    const size_t perCopy = nlohmann::json(one).dump().size();
+    std::vector<StageGraph> many;
+    for (size_t copy = 0; copy * perCopy < stageBytes; ++copy)
+        for (StageGraph s : one) {
+            s.graph = static_cast<int>(copy);
+            many.push_back(std::move(s));
+        }
+    r.backends[0].stages = std::move(many);
+    BackendRun eager = r.backends[0];
+    eager.name = "eager";
+    eager.stages = {one.front()};
+    r.backends.push_back(std::move(eager));
     return r;
 }
 

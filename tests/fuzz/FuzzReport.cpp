@@ -2,16 +2,21 @@
 // that parsed (app/cli/ShowCommand.cpp, ComparisonTable.cpp: the summary, every goal's
 // recommendation, the per-row statistics), then the report written back as JSON (writeReport's
 // to_json + dump). A report file is untrusted input: no exception may escape, nothing may crash.
+// The GUI's two-step read of a large report (report/ReportFile.h, DeferredStages: the report
+// without its stages, then each backend's stages from its span) must agree with the whole read:
+// the same report when that succeeds, a refusal or a named note when it fails.
 #include "analysis/Format.h"
 #include "analysis/LatencyStats.h"
 #include "analysis/Recommendation.h"
 #include "analysis/Speedup.h"
 #include "analysis/Summary.h"
 #include "codec/ReportCodec.h"
+#include "codec/StageSpans.h"
 #include "report/ReportFile.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -44,11 +49,31 @@ void tableCells(const BackendRun& run) {
         format::scientific(run.training->gradientAccuracy->maxRel);
 }
 
+void twoStepAgrees(const std::string& text, const Result<Report>& whole) {
+    const auto spans = codec::findStageSpans(text);
+    if (!spans)
+        return; // the GUI reads such a file whole
+    const auto skeleton = parseReport(codec::withoutSpans(text, *spans), "fuzz");
+    if (!skeleton) {
+        if (whole)
+            std::abort(); // the report without its stages must read when the whole one does
+        return;
+    }
+    const Report two = withDeferredStages(
+        skeleton.value(), DeferredStages{std::make_shared<const std::string>(text), *spans, "fuzz"});
+    bool named = false;
+    for (const auto& note : two.readNotes)
+        named = named || note.find("is shown without its graphs") != std::string::npos;
+    if (whole ? named || nlohmann::json(two) != nlohmann::json(whole.value()) : !named)
+        std::abort();
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     const auto report = parseReport(text, "fuzz");
+    twoStepAgrees(text, report);
     if (!report)
         return 0;
     const Report& r = report.value();
