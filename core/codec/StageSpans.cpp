@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 namespace fusescope::codec {
@@ -303,8 +304,13 @@ std::vector<Result<DecodedStages>> decodeStageSpans(std::string_view text,
     };
     std::vector<std::thread> pool;
     const size_t extra = std::min<size_t>(threads > 1 ? threads - 1 : 0, pieces.size() / 2);
-    for (size_t t = 0; t < extra; ++t)
-        pool.emplace_back(work);
+    for (size_t t = 0; t < extra; ++t) {
+        try {
+            pool.emplace_back(work);
+        } catch (const std::system_error&) {
+            break; // no thread to be had: the calling thread does the rest
+        }
+    }
     work();
     for (auto& t : pool)
         t.join();
