@@ -338,9 +338,4 @@ std::vector<Result<DecodedStages>> decodeStageSpans(std::string_view text,
     return out;
 }
 
-Result<DecodedStages> decodeStageSpan(std::string_view text, const StageSpan& span,
-                                      const JsonLimits& limits) {
-    return std::move(decodeStageSpans(text, {span}, 1, limits).front());
-}
-
 } // namespace fusescope::codec

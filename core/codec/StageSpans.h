@@ -33,15 +33,14 @@ std::optional<std::vector<StageSpan>> findStageSpans(std::string_view text);
 // `text` with each span's array replaced by [] (the report without its stages).
 std::string withoutSpans(std::string_view text, const std::vector<StageSpan>& spans);
 
-// Decodes one span's text as backends[span.backend].stages, with the limits a whole read applies
-// there (three levels below the root). Errors name the member path and, for syntax, the byte of the
-// whole file; a syntax error outranks a wrong type, as in a whole read.
 struct DecodedStages {
     std::vector<StageGraph> stages;
     size_t replacedSequences = 0; // ill-formed UTF-8 in the span (ParsedJson)
 };
-Result<DecodedStages> decodeStageSpan(std::string_view text, const StageSpan& span,
-                                      const JsonLimits& limits = {});
+
+// Decodes each span's text as backends[span.backend].stages, with the limits a whole read applies
+// there (three levels below the root). Errors name the member path and, for syntax, the byte of
+// the whole file; a syntax error outranks a wrong type, as in a whole read.
 // Every span, each stage graph parsed and decoded on its own by up to `threads` threads (the
 // calling one included); one result per span, in order.
 std::vector<Result<DecodedStages>> decodeStageSpans(std::string_view text,

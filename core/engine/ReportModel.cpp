@@ -42,7 +42,7 @@ ReportModel::ReportModel(Engine& engine, QObject* parent)
             });
     connect(&engine, &Engine::stagesLoaded, this,
             [this](quint64 generation, const ReportSnapshot& report, const RunViews& views) {
-                if (!isCurrent(generation) || !m_stagesPending || m_report != m_opened.get())
+                if (!isCurrent(generation) || !m_stagesPending) // pending: an opened report
                     return;
                 // Views keep pointers into the report they show: a whole report is a reset, as
                 // at open (a view keeps its selection by name, as it does across reports).

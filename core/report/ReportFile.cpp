@@ -82,21 +82,20 @@ Result<Report> readReport(const std::string& path, ReadLeftovers* leftovers, Def
     if (!bytes)
         return bytes.error();
     if (deferred) {
-        auto text = std::make_shared<const std::string>(std::move(bytes).value());
-        if (auto spans = codec::findStageSpans(*text)) {
+        if (auto spans = codec::findStageSpans(bytes.value())) {
             size_t stageBytes = 0;
             for (const auto& span : *spans)
                 stageBytes += span.end - span.begin;
             if (stageBytes >= kDeferStagesFromBytes) {
-                auto report = parseReport(codec::withoutSpans(*text, *spans), path, leftovers);
+                auto report = parseReport(codec::withoutSpans(bytes.value(), *spans), path, leftovers);
                 if (report) {
-                    *deferred = DeferredStages{text, std::move(*spans), path};
+                    *deferred = DeferredStages{std::make_shared<const std::string>(std::move(bytes).value()),
+                                               std::move(*spans), path};
                     return report;
                 }
             }
         }
-        return parseReport(*text, path, leftovers); // whole; the small tree is all leftovers hold
-    }
+    } // else, or when the stages are small or cannot be told apart: read whole
     auto report = parseReport(bytes.value(), path, leftovers);
     if (leftovers && report) // the tree and the bytes, freed together by the caller
         leftovers->held = std::make_shared<const std::pair<std::shared_ptr<const void>, std::string>>(
